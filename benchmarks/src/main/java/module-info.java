@@ -1,0 +1,4 @@
+/** Benchmarks and harnesses comparing gpusync with the alternatives. */
+module io.gpusync.benchmarks {
+    requires io.gpusync.reactor;
+}

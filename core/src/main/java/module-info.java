@@ -1,0 +1,8 @@
+/** gpusync's contract ({@code io.gpusync}) and its blocking Panama backends. */
+module io.gpusync.core {
+    requires transitive io.gpusync.bindings;
+    exports io.gpusync;
+    exports io.gpusync.spi;
+    exports io.gpusync.cpu;
+    exports io.gpusync.linux;
+}
