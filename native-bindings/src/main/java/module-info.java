@@ -3,5 +3,4 @@
  * jextract cannot make (errno capture). No logic lives here.
  */
 module io.gpusync.bindings {
-    exports io.gpusync.bindings.libc;
 }

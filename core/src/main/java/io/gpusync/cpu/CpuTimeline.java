@@ -1,0 +1,238 @@
+package io.gpusync.cpu;
+
+import io.gpusync.BackendKind;
+import io.gpusync.DeviceLostException;
+import io.gpusync.SyncException;
+import io.gpusync.SyncInvalidArgumentException;
+import io.gpusync.SyncPoint;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * A software timeline semaphore — gpusync's embedded default backend and the host-side model of a GPU
+ * timeline: a monotonically increasing unsigned 64-bit counter that waits resolve against.
+ *
+ * <p>{@link #signal(long)} raises the value (lowering it is an error) and completes every wait at or
+ * below it; {@link #fail(Throwable)} fails every pending and later wait, as a lost device would;
+ * {@link #at(long)} mints a {@link SyncPoint.HostTimeline} whose waiter blocks by parking (never
+ * spinning), probes in O(1), and can deliver completion through a callback with no thread waiting.
+ *
+ * <p><b>Threading.</b> Thread-safe. Registrations and signals take a short internal lock; completions run
+ * on the thread that calls {@code signal}/{@code fail} (callbacks must only hand over — see
+ * {@link io.gpusync.spi.SignalListener}), after the lock is released. A registration costs one small node
+ * (≈40 bytes) and O(log d) time, d being the number of distinct pending values; cancelling one is O(1).
+ *
+ * <p>Values are unsigned: {@code 0xFFFF_FFFF_FFFF_FFFFL} is the largest. The timeline starts at 0.
+ */
+public final class CpuTimeline {
+    private volatile long value;
+    private volatile SyncException failure;
+    private final TreeMap<Long, PendingList> pending = new TreeMap<>(Long::compareUnsigned);
+    private int pendingCount;
+
+    /** A timeline at value 0. */
+    public CpuTimeline() {
+        this(0);
+    }
+
+    /** A timeline at {@code initialValue} (unsigned). */
+    public CpuTimeline(long initialValue) {
+        this.value = initialValue;
+    }
+
+    /** The current value (unsigned). Never blocks. */
+    public long value() {
+        return value;
+    }
+
+    /** The failure set by {@link #fail}, or {@code null}. */
+    SyncException failure() {
+        return failure;
+    }
+
+    /** Whether {@code target} (unsigned) has been reached; throws the failure if the timeline failed. */
+    boolean reached(long target) {
+        SyncException f = failure;
+        if (f != null) {
+            throw f;
+        }
+        return Long.compareUnsigned(value, target) >= 0;
+    }
+
+    /**
+     * Raises the timeline to {@code newValue} (unsigned) and completes every wait at or below it, on this
+     * thread. Signalling the current value again is a no-op.
+     *
+     * @throws SyncInvalidArgumentException if {@code newValue} is lower than the current value
+     * @throws SyncException                 (the failure) if the timeline has failed
+     */
+    public void signal(long newValue) {
+        List<PendingList> due;
+        synchronized (this) {
+            if (failure != null) {
+                throw failure;
+            }
+            if (Long.compareUnsigned(newValue, value) < 0) {
+                throw new SyncInvalidArgumentException(BackendKind.CPU, "CpuTimeline cannot go backwards: "
+                        + Long.toUnsignedString(value) + " → " + Long.toUnsignedString(newValue));
+            }
+            value = newValue;
+            Map<Long, PendingList> head = pending.headMap(newValue, true);
+            if (head.isEmpty()) {
+                return;
+            }
+            due = new ArrayList<>(head.values());
+            head.clear();
+            for (PendingList list : due) {
+                pendingCount -= list.size;
+                list.detach();
+            }
+        }
+        for (PendingList list : due) {
+            list.fireAll(null);
+        }
+    }
+
+    /**
+     * Fails every pending and later wait with {@code cause} (a {@link SyncException} propagates as it is;
+     * anything else is wrapped in a {@link DeviceLostException}). Models device loss; irreversible. A
+     * second call keeps the first failure.
+     */
+    public void fail(Throwable cause) {
+        Objects.requireNonNull(cause, "cause");
+        List<PendingList> due;
+        synchronized (this) {
+            if (failure != null) {
+                return;
+            }
+            failure = cause instanceof SyncException se ? se
+                    : new DeviceLostException(BackendKind.CPU, "CpuTimeline failed: " + cause, cause);
+            due = new ArrayList<>(pending.values());
+            pending.clear();
+            pendingCount = 0;
+            due.forEach(PendingList::detach);
+        }
+        for (PendingList list : due) {
+            list.fireAll(failure);
+        }
+    }
+
+    /** A point at {@code value} (unsigned) on this timeline, with a fresh waiter. */
+    public SyncPoint at(long value) {
+        return new SyncPoint.HostTimeline(this, value, new CpuTimelineWaiter(this, value));
+    }
+
+    /** How many registrations (parked threads and callbacks) are pending now. */
+    public synchronized int pendingWaits() {
+        return pendingCount;
+    }
+
+    /**
+     * Adds {@code node} unless its value is already reached or the timeline failed.
+     *
+     * @return false if the caller must complete it itself (reached or failed)
+     */
+    synchronized boolean enqueue(PendingNode node) {
+        if (failure != null || Long.compareUnsigned(value, node.target) >= 0) {
+            return false;
+        }
+        PendingList list = pending.computeIfAbsent(node.target, PendingList::new);
+        list.add(node);
+        pendingCount++;
+        return true;
+    }
+
+    /** Removes {@code node} if still pending. @return whether it was. */
+    synchronized boolean dequeue(PendingNode node) {
+        PendingList list = node.list;
+        if (list == null) {
+            return false;
+        }
+        list.remove(node);
+        pendingCount--;
+        if (list.size == 0) {
+            pending.remove(list.target);
+        }
+        return true;
+    }
+
+    @Override
+    public String toString() {
+        return "CpuTimeline@" + Integer.toHexString(System.identityHashCode(this)) + "[value="
+                + Long.toUnsignedString(value) + (failure != null ? ", failed" : "") + "]";
+    }
+
+    /** A registration waiting for a value: an intrusive doubly-linked list node. */
+    abstract static class PendingNode {
+        final long target;
+        PendingList list;
+        PendingNode prev;
+        PendingNode next;
+
+        PendingNode(long target) {
+            this.target = target;
+        }
+
+        /** Completes this registration: {@code error == null} means signalled. Runs outside the lock. */
+        abstract void fire(SyncException error);
+    }
+
+    /** The registrations waiting for one value. */
+    static final class PendingList {
+        final long target;
+        PendingNode head;
+        int size;
+
+        PendingList(long target) {
+            this.target = target;
+        }
+
+        void add(PendingNode node) {
+            node.list = this;
+            node.next = head;
+            if (head != null) {
+                head.prev = node;
+            }
+            head = node;
+            size++;
+        }
+
+        void remove(PendingNode node) {
+            if (node.prev != null) {
+                node.prev.next = node.next;
+            } else {
+                head = node.next;
+            }
+            if (node.next != null) {
+                node.next.prev = node.prev;
+            }
+            node.prev = null;
+            node.next = null;
+            node.list = null;
+            size--;
+        }
+
+        /** Marks every node as no longer queued (under the timeline's lock). */
+        void detach() {
+            for (PendingNode n = head; n != null; n = n.next) {
+                n.list = null;
+            }
+        }
+
+        void fireAll(SyncException error) {
+            PendingNode n = head;
+            head = null;
+            while (n != null) {
+                PendingNode next = n.next;
+                n.prev = null;
+                n.next = null;
+                n.fire(error);
+                n = next;
+            }
+        }
+    }
+}

@@ -1,0 +1,204 @@
+package io.gpusync.cpu;
+
+import io.gpusync.BackendKind;
+import io.gpusync.DeviceLostException;
+import io.gpusync.ErrorKind;
+import io.gpusync.SyncException;
+import io.gpusync.SyncInvalidArgumentException;
+import io.gpusync.SyncPoint;
+import io.gpusync.SyncTimeoutException;
+import io.gpusync.spi.BlockingWaiter;
+import io.gpusync.spi.CallbackRegistration;
+import io.gpusync.spi.SignalCallbackWaiter;
+import io.gpusync.spi.SignalListener;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class CpuTimelineTest {
+
+    @Test
+    void aPointIsSignalledOnceTheTimelineReachesItsValue() {
+        CpuTimeline timeline = new CpuTimeline();
+        SyncPoint p = timeline.at(3);
+        assertThat(p).isInstanceOf(SyncPoint.HostTimeline.class);
+        assertThat(p.backend()).isEqualTo(BackendKind.CPU);
+        assertThat(p.isSignaled()).isFalse();
+        timeline.signal(2);
+        assertThat(p.isSignaled()).isFalse();
+        timeline.signal(5);
+        assertThat(p.isSignaled()).isTrue();
+        p.await(Duration.ZERO);
+        assertThat(timeline.value()).isEqualTo(5);
+    }
+
+    @Test
+    void aBlockedWaiterWakesWhenSignalledFromAnotherThread() throws Exception {
+        CpuTimeline timeline = new CpuTimeline();
+        SyncPoint p = timeline.at(1);
+        CompletableFuture<Void> waiting = CompletableFuture.runAsync(() -> p.await(Duration.ofSeconds(10)));
+        while (timeline.pendingWaits() == 0) {
+            Thread.onSpinWait();
+        }
+        assertThat(waiting).isNotDone();
+        timeline.signal(1);
+        waiting.get(5, TimeUnit.SECONDS);
+        assertThat(timeline.pendingWaits()).isZero();
+    }
+
+    @Test
+    void aTimedOutWaitThrowsNoEarlierThanItsTimeoutAndLeavesNothingRegistered() {
+        CpuTimeline timeline = new CpuTimeline();
+        Duration timeout = Duration.ofMillis(100);
+        long t0 = System.nanoTime();
+        assertThatThrownBy(() -> timeline.at(1).await(timeout)).isInstanceOf(SyncTimeoutException.class)
+                .hasMessageContaining("did not reach 1");
+        assertThat(System.nanoTime() - t0).isGreaterThanOrEqualTo(timeout.toNanos());
+        assertThat(timeline.pendingWaits()).isZero();
+        assertThatThrownBy(() -> timeline.at(1).await(Duration.ZERO)).isInstanceOf(SyncTimeoutException.class);
+    }
+
+    @Test
+    void theTimelineNeverGoesBackwards() {
+        CpuTimeline timeline = new CpuTimeline();
+        timeline.signal(10);
+        timeline.signal(10);
+        assertThatThrownBy(() -> timeline.signal(9)).isInstanceOf(SyncInvalidArgumentException.class)
+                .hasMessageContaining("backwards");
+        assertThat(timeline.value()).isEqualTo(10);
+    }
+
+    @Test
+    void valuesAreUnsignedUpTo2To64Minus1() {
+        long high = 0x8000_0000_0000_0000L; // 2^63, negative as a signed long
+        CpuTimeline timeline = new CpuTimeline(Long.MAX_VALUE);
+        SyncPoint p = timeline.at(high);
+        assertThat(p.isSignaled()).isFalse();
+        timeline.signal(high);
+        assertThat(p.isSignaled()).isTrue();
+        assertThat(timeline.at(-1L).isSignaled()).isFalse(); // 2^64 - 1
+        timeline.signal(-1L);
+        assertThat(timeline.at(-1L).isSignaled()).isTrue();
+        assertThatThrownBy(() -> timeline.signal(Long.MAX_VALUE)).isInstanceOf(SyncInvalidArgumentException.class);
+    }
+
+    @Test
+    void failFailsPendingAndLaterWaitsWithTheCause() throws Exception {
+        CpuTimeline timeline = new CpuTimeline();
+        AtomicReference<SyncException> seen = new AtomicReference<>();
+        CompletableFuture<Void> blocked = CompletableFuture.runAsync(() -> timeline.at(1).await(SyncPoint.FOREVER));
+        ((SignalCallbackWaiter) timeline.at(2).waiter()).onSignal(listener(null, seen));
+        while (timeline.pendingWaits() < 2) {
+            Thread.onSpinWait();
+        }
+        timeline.fail(new IllegalStateException("GPU fell off the bus"));
+
+        assertThat(blocked).failsWithin(5, TimeUnit.SECONDS).withThrowableThat()
+                .havingCause().isInstanceOf(DeviceLostException.class).withMessageContaining("fell off the bus");
+        assertThat(seen.get()).isInstanceOf(DeviceLostException.class);
+        assertThat(seen.get().kind()).isEqualTo(ErrorKind.FATAL);
+        assertThatThrownBy(() -> timeline.at(0).isSignaled()).isInstanceOf(DeviceLostException.class);
+        assertThatThrownBy(() -> timeline.signal(5)).isInstanceOf(DeviceLostException.class);
+        assertThat(timeline.pendingWaits()).isZero();
+    }
+
+    @Test
+    void aSyncExceptionGivenToFailPropagatesUnchanged() {
+        CpuTimeline timeline = new CpuTimeline();
+        var cause = new SyncInvalidArgumentException(BackendKind.CPU, "bad submit");
+        timeline.fail(cause);
+        assertThatThrownBy(() -> timeline.at(1).await(Duration.ofSeconds(1))).isSameAs(cause);
+    }
+
+    @Test
+    void callbacksFireOnTheSignallingThreadWithNoThreadWaiting() {
+        CpuTimeline timeline = new CpuTimeline();
+        var waiter = (SignalCallbackWaiter) timeline.at(5).waiter();
+        assertThat(waiter).isInstanceOf(BlockingWaiter.class);
+        List<Thread> firedOn = new ArrayList<>();
+        waiter.onSignal(listener(firedOn, null));
+        assertThat(timeline.pendingWaits()).isEqualTo(1);
+        timeline.signal(5);
+        assertThat(firedOn).containsExactly(Thread.currentThread());
+        assertThat(timeline.pendingWaits()).isZero();
+    }
+
+    @Test
+    void aCallbackOnAReachedValueRunsSynchronously() {
+        CpuTimeline timeline = new CpuTimeline(9);
+        List<Thread> firedOn = new ArrayList<>();
+        CallbackRegistration r = ((SignalCallbackWaiter) timeline.at(5).waiter()).onSignal(listener(firedOn, null));
+        assertThat(r).isSameAs(CallbackRegistration.DONE);
+        assertThat(firedOn).hasSize(1);
+    }
+
+    @Test
+    void aCancelledCallbackNeverFiresAndLeavesNoRegistration() {
+        CpuTimeline timeline = new CpuTimeline();
+        List<Thread> firedOn = new ArrayList<>();
+        var waiter = (SignalCallbackWaiter) timeline.at(1).waiter();
+        for (int i = 0; i < 10_000; i++) {
+            waiter.onSignal(listener(firedOn, null)).cancel();
+        }
+        assertThat(timeline.pendingWaits()).isZero();
+        timeline.signal(1);
+        assertThat(firedOn).isEmpty();
+    }
+
+    @Test
+    void rebindWaitsOnTheSameTimelineAtTheNewValue() {
+        CpuTimeline timeline = new CpuTimeline();
+        SyncPoint p1 = timeline.at(1);
+        SyncPoint p7 = p1.withValue(7);
+        assertThat(((SyncPoint.HostTimeline) p7).value()).isEqualTo(7);
+        assertThat(((SyncPoint.HostTimeline) p7).timeline()).isSameAs(timeline);
+        timeline.signal(1);
+        assertThat(p1.isSignaled()).isTrue();
+        assertThat(p7.isSignaled()).isFalse(); // carried nothing over from value 1
+        timeline.signal(7);
+        assertThat(p7.isSignaled()).isTrue();
+    }
+
+    @Test
+    void manyWaitersOnManyValuesAllWake() throws Exception {
+        CpuTimeline timeline = new CpuTimeline();
+        int n = 64;
+        CountDownLatch done = new CountDownLatch(n);
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            long v = i % 8 + 1;
+            threads.add(Thread.ofVirtual().start(() -> {
+                timeline.at(v).await(Duration.ofSeconds(10));
+                done.countDown();
+            }));
+        }
+        for (long v = 1; v <= 8; v++) {
+            timeline.signal(v);
+        }
+        assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(timeline.pendingWaits()).isZero();
+    }
+
+    private static SignalListener listener(List<Thread> firedOn, AtomicReference<SyncException> failed) {
+        return new SignalListener() {
+            @Override
+            public void signalled() {
+                firedOn.add(Thread.currentThread());
+            }
+
+            @Override
+            public void failed(SyncException error) {
+                failed.set(error);
+            }
+        };
+    }
+}
