@@ -4,4 +4,5 @@
  */
 module io.gpusync.bindings {
     exports io.gpusync.bindings.libc;
+    exports io.gpusync.bindings.vulkan;
 }
