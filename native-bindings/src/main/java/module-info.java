@@ -5,4 +5,5 @@
 module io.gpusync.bindings {
     exports io.gpusync.bindings.libc;
     exports io.gpusync.bindings.vulkan;
+    exports io.gpusync.bindings.opencl;
 }
