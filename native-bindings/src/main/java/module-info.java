@@ -1,6 +1,9 @@
 /**
  * jextract-generated FFM bindings used by gpusync's backends, plus the few hand-written downcalls
- * jextract cannot make (errno capture). No logic lives here.
+ * jextract cannot make (errno capture). No logic lives here. See native-bindings/README.md.
  */
 module io.gpusync.bindings {
+    exports io.gpusync.bindings.libc;
+    exports io.gpusync.bindings.vulkan;
+    exports io.gpusync.bindings.opencl;
 }
