@@ -28,6 +28,11 @@ final class AlwaysSignalled implements SyncWaiter, io.gpusync.spi.SignalCallback
     }
 
     @Override
+    public boolean callsBackOnDriverThread() {
+        return false; // listeners run inside onSignal or on the signalling thread
+    }
+
+    @Override
     public String toString() {
         return "SyncWaiter.SIGNALLED";
     }

@@ -115,6 +115,11 @@ final class CpuTimelineWaiter implements SignalCallbackWaiter, BlockingWaiter {
     }
 
     @Override
+    public boolean callsBackOnDriverThread() {
+        return false; // listeners run inside onSignal or on the signalling thread
+    }
+
+    @Override
     public String toString() {
         return "CpuTimelineWaiter[" + timeline + " ≥ " + Long.toUnsignedString(target) + "]";
     }

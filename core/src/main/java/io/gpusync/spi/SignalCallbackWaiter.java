@@ -17,4 +17,14 @@ public interface SignalCallbackWaiter extends SyncWaiter {
      * @throws IllegalStateException    if this waiter is closed
      */
     CallbackRegistration onSignal(SignalListener listener);
+
+    /**
+     * Whether listeners may run on a thread the driver owns (an OpenCL or CUDA callback thread). Engines
+     * then hand the completion to a thread of their own before any user code runs. {@code false} only when
+     * listeners run on the caller's thread (inside {@code onSignal}) or on the thread of whoever signals
+     * (a {@code CpuTimeline}). Defaults to {@code true}, the safe answer.
+     */
+    default boolean callsBackOnDriverThread() {
+        return true;
+    }
 }

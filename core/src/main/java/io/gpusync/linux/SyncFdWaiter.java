@@ -1,0 +1,85 @@
+package io.gpusync.linux;
+
+import io.gpusync.BackendKind;
+import io.gpusync.SyncTimeoutException;
+import io.gpusync.spi.BlockingWaiter;
+import io.gpusync.spi.NativeAnchor;
+import io.gpusync.spi.ReadableFdWaiter;
+import io.gpusync.spi.Timeouts;
+
+import java.time.Duration;
+
+/**
+ * The waiter of a {@link io.gpusync.SyncPoint.SyncFd}: signalled when its fd is readable. {@link #await}
+ * blocks in {@code poll(2)} (EINTR-safe, millisecond granularity rounded up), {@link #isSignaled()} polls
+ * with 0. Engines watch {@link #leaseReadableFd()} with epoll instead. Thread-safe; the fd is closed (if
+ * owned) once this waiter is closed or unreachable and no wait is in progress.
+ */
+final class SyncFdWaiter implements ReadableFdWaiter, BlockingWaiter {
+    private final int fd;
+    private final NativeAnchor.Claim claim;
+
+    SyncFdWaiter(int fd, NativeAnchor anchor) {
+        this.fd = fd;
+        this.claim = anchor.claim(this);
+    }
+
+    @Override
+    public void await(Duration timeout) {
+        Timeouts.requireValid(timeout);
+        claim.enter();
+        try {
+            if (!FdPoll.readable(fd, timeout)) {
+                throw new SyncTimeoutException(BackendKind.LINUX,
+                        "fd " + fd + " not readable within " + Timeouts.describe(timeout));
+            }
+        } finally {
+            claim.exit();
+        }
+    }
+
+    @Override
+    public boolean isSignaled() {
+        claim.enter();
+        try {
+            return FdPoll.readable(fd, Duration.ZERO);
+        } finally {
+            claim.exit();
+        }
+    }
+
+    @Override
+    public BackendKind backend() {
+        return BackendKind.LINUX;
+    }
+
+    @Override
+    public FdLease leaseReadableFd() {
+        claim.enter();
+        return new FdLease() {
+            private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+
+            @Override
+            public int fd() {
+                return fd;
+            }
+
+            @Override
+            public void close() {
+                if (closed.compareAndSet(false, true)) {
+                    claim.exit();
+                }
+            }
+        };
+    }
+
+    @Override
+    public void close() {
+        claim.close();
+    }
+
+    @Override
+    public String toString() {
+        return "SyncFdWaiter[fd " + fd + "]";
+    }
+}
