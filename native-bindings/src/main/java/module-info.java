@@ -8,4 +8,5 @@ module io.gpusync.bindings {
     exports io.gpusync.bindings.opencl;
     exports io.gpusync.bindings.egl;
     exports io.gpusync.bindings.gles;
+    exports io.gpusync.bindings.cuda;
 }
