@@ -6,4 +6,7 @@ module io.gpusync.bindings {
     exports io.gpusync.bindings.libc;
     exports io.gpusync.bindings.vulkan;
     exports io.gpusync.bindings.opencl;
+    exports io.gpusync.bindings.egl;
+    exports io.gpusync.bindings.gles;
+    exports io.gpusync.bindings.cuda;
 }
