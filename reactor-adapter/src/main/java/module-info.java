@@ -2,6 +2,11 @@
 module io.gpusync.reactor {
     requires transitive io.gpusync.core;
     requires transitive reactor.core;
-    requires org.reactivestreams;
+    requires transitive org.reactivestreams;
+    requires transitive io.netty.transport;
+    requires io.netty.common;
+    requires io.netty.transport.classes.epoll;
+    requires io.netty.transport.unix.common;
+    requires static micrometer.core;
     exports io.gpusync.reactor;
 }

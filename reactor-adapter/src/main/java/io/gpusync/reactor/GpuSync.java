@@ -1,0 +1,67 @@
+package io.gpusync.reactor;
+
+import io.gpusync.SyncPoint;
+import io.gpusync.SyncWaiter;
+import reactor.core.publisher.Mono;
+
+import java.time.Duration;
+import java.util.Collection;
+
+/**
+ * The entry point: GPU (and host) sync points as {@code Mono<Void>}.
+ *
+ * <pre>{@code
+ * Flux.fromIterable(batches)
+ *     .concatMap(batch -> GpuSync.await(submit(batch), Duration.ofSeconds(2)).thenReturn(batch))
+ *     .subscribe(...);
+ * }</pre>
+ *
+ * <p>The static methods use {@link #defaultEngine()}, shared, created on first use and needing no setup;
+ * {@link #builder()} makes engines with their own threads, loops, metrics and delivery scheduler. Every
+ * {@code Mono} here is lazy and cold, completes when the point is signalled, fails with a typed
+ * {@link io.gpusync.SyncException} on timeout or driver error, and frees its wait when cancelled — see
+ * {@link SyncEngine} for the full semantics and {@link WaitPath} for where completions run.
+ */
+public final class GpuSync {
+    private GpuSync() {
+    }
+
+    /** The shared engine (created on first use; daemon threads; ignores {@code dispose()}). */
+    public static SyncEngine defaultEngine() {
+        return Shared.ENGINE;
+    }
+
+    /** A builder of independent engines. */
+    public static SyncEngine.Builder builder() {
+        return new SyncEngine.Builder();
+    }
+
+    /** {@link SyncEngine#await(SyncPoint)} on the default engine (timeout {@link SyncPoint#DEFAULT_WAIT_TIMEOUT}). */
+    public static Mono<Void> await(SyncPoint point) {
+        return defaultEngine().await(point);
+    }
+
+    /** {@link SyncEngine#await(SyncPoint, Duration)} on the default engine. */
+    public static Mono<Void> await(SyncPoint point, Duration timeout) {
+        return defaultEngine().await(point, timeout);
+    }
+
+    /** {@link SyncEngine#await(SyncWaiter, Duration)} on the default engine. */
+    public static Mono<Void> await(SyncWaiter waiter, Duration timeout) {
+        return defaultEngine().await(waiter, timeout);
+    }
+
+    /** {@link SyncEngine#awaitAll} on the default engine. */
+    public static Mono<Void> awaitAll(Collection<? extends SyncPoint> points, Duration timeout) {
+        return defaultEngine().awaitAll(points, timeout);
+    }
+
+    /** {@link SyncEngine#awaitAny} on the default engine. */
+    public static Mono<Void> awaitAny(Collection<? extends SyncPoint> points, Duration timeout) {
+        return defaultEngine().awaitAny(points, timeout);
+    }
+
+    private static final class Shared {
+        static final SyncEngine ENGINE = SyncEngine.createShared();
+    }
+}

@@ -1,0 +1,165 @@
+package io.gpusync.reactor;
+
+import io.gpusync.SyncWaiter;
+
+import java.util.ArrayList;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
+
+/**
+ * {@link WaitPath#PROBE}: the fallback scheduler for waiters that can only be probed. A few poller threads
+ * (created on first use) share all probe-only waits; each makes passes over its waits, probing every one,
+ * and idles between passes as its {@link IdleStrategy} says — by default a short spin after activity, then
+ * parking with an interval that grows with the cost of a pass (number of waits × cost of a probe). A
+ * poller with no waits parks until one arrives, so an idle scheduler costs no CPU. Cancelled and timed-out
+ * waits leave the poller's list at its next pass.
+ */
+final class SpinThenPoll implements WaitStrategy {
+    private final Poller[] pollers;
+    private final AtomicInteger next = new AtomicInteger();
+
+    SpinThenPoll(int pollerThreads, Supplier<IdleStrategy> idle, ThreadFactory threads) {
+        pollers = new Poller[pollerThreads];
+        for (int i = 0; i < pollerThreads; i++) {
+            pollers[i] = new Poller(idle.get(), threads);
+        }
+    }
+
+    @Override
+    public WaitPath path() {
+        return WaitPath.PROBE;
+    }
+
+    @Override
+    public boolean accepts(SyncWaiter waiter) {
+        return true; // every waiter can be probed
+    }
+
+    @Override
+    public void start(PendingWait wait) {
+        pollers[Math.floorMod(next.getAndIncrement(), pollers.length)].add(wait);
+    }
+
+    @Override
+    public void release(PendingWait wait) {
+        // dropped lazily: the poller removes done waits at its next pass
+    }
+
+    @Override
+    public void shutdown() {
+        for (Poller p : pollers) {
+            p.stop();
+        }
+    }
+
+    private static final class Poller implements Runnable {
+        private final Queue<PendingWait> incoming = new ConcurrentLinkedQueue<>();
+        private final ArrayList<PendingWait> active = new ArrayList<>();
+        private final IdleStrategy idle;
+        private final ThreadFactory threads;
+        private volatile Thread thread;
+        private volatile boolean idleParked;
+        private volatile boolean stopped;
+
+        Poller(IdleStrategy idle, ThreadFactory threads) {
+            this.idle = idle;
+            this.threads = threads;
+        }
+
+        void add(PendingWait wait) {
+            incoming.offer(wait);
+            Thread t = thread;
+            if (t == null) {
+                synchronized (this) {
+                    if (thread == null && !stopped) {
+                        thread = threads.newThread(this);
+                        thread.start();
+                    }
+                    t = thread;
+                }
+            }
+            if (idleParked && t != null) {
+                LockSupport.unpark(t);
+            }
+        }
+
+        void stop() {
+            stopped = true;
+            Thread t;
+            synchronized (this) {
+                t = thread;
+            }
+            if (t != null) {
+                LockSupport.unpark(t);
+                try {
+                    t.join(5_000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+
+        @Override
+        public void run() {
+            while (!stopped) {
+                boolean arrived = drainIncoming();
+                if (active.isEmpty()) {
+                    idleParked = true;
+                    if (incoming.isEmpty() && !stopped) {
+                        LockSupport.park(this);
+                    }
+                    idleParked = false;
+                    continue;
+                }
+                if (arrived) {
+                    idle.reset();
+                }
+                long t0 = System.nanoTime();
+                int completions = pass();
+                idle.idle(completions, System.nanoTime() - t0);
+            }
+            active.clear();
+            incoming.clear();
+        }
+
+        private boolean drainIncoming() {
+            boolean any = false;
+            for (PendingWait w; (w = incoming.poll()) != null; ) {
+                active.add(w);
+                any = true;
+            }
+            return any;
+        }
+
+        /** Probes every active wait once (newest first); removes finished ones. */
+        private int pass() {
+            int completions = 0;
+            for (int i = active.size() - 1; i >= 0; i--) {
+                PendingWait w = active.get(i);
+                boolean remove = w.isDone();
+                if (!remove) {
+                    try {
+                        if (w.waiter.isSignaled()) {
+                            w.signalled();
+                            completions++;
+                            remove = true;
+                        }
+                    } catch (Throwable e) {
+                        w.failed(e); // an error ends the wait: never probe a failed waiter again
+                        remove = true;
+                    }
+                }
+                if (remove) {
+                    int last = active.size() - 1;
+                    active.set(i, active.get(last));
+                    active.remove(last);
+                }
+            }
+            return completions;
+        }
+    }
+}

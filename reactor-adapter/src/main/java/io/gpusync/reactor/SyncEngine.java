@@ -1,0 +1,415 @@
+package io.gpusync.reactor;
+
+import io.gpusync.SyncCancelledException;
+import io.gpusync.SyncException;
+import io.gpusync.SyncInvalidArgumentException;
+import io.gpusync.SyncPoint;
+import io.gpusync.SyncTimeoutException;
+import io.gpusync.SyncWaiter;
+import io.gpusync.spi.Timeouts;
+import io.netty.channel.IoEventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.nio.NioIoHandler;
+import reactor.core.CoreSubscriber;
+import reactor.core.Disposable;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Operators;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+/**
+ * Turns {@link SyncPoint}s into {@code Mono<Void>} waits without a thread per wait.
+ *
+ * <p>Each wait goes the cheapest {@link WaitPath} its waiter allows (see {@link io.gpusync.spi}): callback
+ * (no thread), epoll (an fd on a Netty event loop), wait set (one thread per device), blocking (a pool
+ * thread in native-wait slices), probe (shared poller threads). {@link #pathFor} tells which.
+ *
+ * <p><b>Semantics of every returned {@code Mono}.</b> Lazy and cold: nothing happens before subscription
+ * and each subscription is a new wait. It completes empty once the point is signalled; fails with
+ * {@link SyncTimeoutException} no earlier than the timeout ({@link SyncPoint#FOREVER} never times out,
+ * {@link Duration#ZERO} probes once); fails with the waiter's own {@link SyncException} (kind and backend
+ * intact) on a driver error — a waiter that fails is never retried. Cancelling (dispose, {@code take},
+ * {@code timeout}, the losers of {@link #awaitAny}) deregisters the wait and frees what it held at once; no
+ * signal is delivered after a cancel.
+ *
+ * <p><b>Threads.</b> {@code onComplete}/{@code onError} run where {@link WaitPath} documents, or on the
+ * builder's {@code deliverOn} scheduler; never on a driver-owned callback thread. Timeouts run on the
+ * {@code timer} scheduler ({@link Schedulers#parallel()} by default, looked up per wait, so
+ * {@code StepVerifier.withVirtualTime} drives them). Every thread the engine starts is a named platform
+ * daemon thread ({@code gpusync-<name>-…}), created on first need.
+ *
+ * <p><b>Disposal.</b> {@link #dispose()} terminates every pending wait with {@link SyncCancelledException},
+ * stops the engine's threads and, if the engine created it, its event loop group; later subscriptions fail
+ * the same way. The shared {@link GpuSync#defaultEngine()} ignores {@code dispose()}.
+ *
+ * <p>Thread-safe.
+ */
+public final class SyncEngine implements Disposable {
+    private static final AtomicInteger ENGINES = new AtomicInteger();
+
+    final EngineMetrics metrics;
+    private final String name;
+    private final boolean shared;
+    private final Scheduler deliverOn;
+    private final Scheduler timer;
+    private final IoEventLoopGroup group;
+    private final boolean ownsGroup;
+    private final List<WaitStrategy> strategies = new ArrayList<>();
+    private final ConcurrentHashMap<Class<?>, WaitStrategy> strategyByClass = new ConcurrentHashMap<>();
+    private final Set<PendingWait> pending = ConcurrentHashMap.newKeySet();
+    private volatile boolean disposed;
+
+    private SyncEngine(Builder b, boolean shared) {
+        this.name = b.name != null ? b.name : shared ? "default" : "engine" + ENGINES.incrementAndGet();
+        this.shared = shared;
+        this.deliverOn = b.deliverOn;
+        this.timer = b.timer;
+        if (b.eventLoopGroup != null) {
+            this.group = b.eventLoopGroup;
+            this.ownsGroup = false;
+        } else {
+            this.group = new MultiThreadIoEventLoopGroup(b.eventLoopThreads, new EngineThreads(name, "loop"),
+                    Epoll.isAvailable() ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+            this.ownsGroup = true;
+        }
+        Supplier<IdleStrategy> idle = b.idleStrategy != null ? b.idleStrategy
+                : () -> new BackoffIdleStrategy(b.spinBudget, Duration.ofNanos(20_000), Duration.ofMillis(1), 0.25);
+        SpinThenPoll probe = new SpinThenPoll(b.pollerThreads, idle, new EngineThreads(name, "poller"));
+        strategies.add(new CallbackStrategy(group));
+        EpollFdWatcher epoll = EpollFdWatcher.on(group);
+        if (epoll != null) {
+            strategies.add(epoll);
+        }
+        strategies.add(new WaitSetStrategy(b.blockingSlice, new EngineThreads(name, "waitset")));
+        strategies.add(new WaiterPool(b.waiterThreads, b.blockingSlice, Duration.ofSeconds(30),
+                new EngineThreads(name, "waiter"), probe));
+        strategies.add(probe);
+        this.metrics = b.meterRegistry != null ? new MicrometerMetrics(
+                (io.micrometer.core.instrument.MeterRegistry) b.meterRegistry, name, this) : EngineMetrics.NONE;
+    }
+
+    static SyncEngine createShared() {
+        return new SyncEngine(new Builder(), true);
+    }
+
+    /** Waits on {@code point} up to {@link SyncPoint#DEFAULT_WAIT_TIMEOUT}. */
+    public Mono<Void> await(SyncPoint point) {
+        return await(point, SyncPoint.DEFAULT_WAIT_TIMEOUT);
+    }
+
+    /**
+     * Waits on {@code point} up to {@code timeout}.
+     *
+     * @throws IllegalArgumentException if {@code timeout} is negative (at assembly, not subscription)
+     */
+    public Mono<Void> await(SyncPoint point, Duration timeout) {
+        return await(Objects.requireNonNull(point, "point").waiter(), timeout);
+    }
+
+    /** Waits on {@code waiter} up to {@code timeout}; see {@link #await(SyncPoint, Duration)}. */
+    public Mono<Void> await(SyncWaiter waiter, Duration timeout) {
+        Objects.requireNonNull(waiter, "waiter");
+        Timeouts.requireValid(timeout);
+        return new WaitMono(this, waiter, timeout);
+    }
+
+    /**
+     * Completes when every point has been signalled (at once for an empty collection). The first error
+     * (including a timeout) fails the result and cancels — frees — every other wait.
+     */
+    public Mono<Void> awaitAll(Collection<? extends SyncPoint> points, Duration timeout) {
+        Timeouts.requireValid(timeout);
+        List<Mono<Void>> waits = new ArrayList<>(points.size());
+        for (SyncPoint p : points) {
+            waits.add(await(p, timeout));
+        }
+        return waits.isEmpty() ? Mono.empty() : Mono.when(waits);
+    }
+
+    /**
+     * Completes when the first point is signalled; every other wait is then cancelled and freed. Errors of
+     * single members are set aside while another may still succeed; when all fail, the result fails with the
+     * first member's error (so all timing out fails with {@link SyncTimeoutException}). An empty collection
+     * fails with {@link SyncInvalidArgumentException}.
+     */
+    public Mono<Void> awaitAny(Collection<? extends SyncPoint> points, Duration timeout) {
+        Timeouts.requireValid(timeout);
+        if (points.isEmpty()) {
+            return Mono.error(new SyncInvalidArgumentException(null, "awaitAny needs at least one point"));
+        }
+        List<Mono<Boolean>> waits = new ArrayList<>(points.size());
+        for (SyncPoint p : points) {
+            waits.add(await(p, timeout).thenReturn(Boolean.TRUE));
+        }
+        return Mono.firstWithValue(waits).then().onErrorMap(NoSuchElementException.class, SyncEngine::firstMemberError);
+    }
+
+    private static Throwable firstMemberError(NoSuchElementException allFailed) {
+        Throwable cause = allFailed.getCause();
+        List<Throwable> errors = new ArrayList<>(List.of(allFailed.getSuppressed()));
+        if (cause != null) {
+            errors.addAll(0, reactor.core.Exceptions.unwrapMultiple(cause));
+        }
+        return errors.stream().filter(SyncException.class::isInstance).findFirst().orElse(allFailed);
+    }
+
+    /** The path a wait on {@code waiter} takes in this engine (before any overflow to the probe path). */
+    public WaitPath pathFor(SyncWaiter waiter) {
+        return strategyFor(waiter).path();
+    }
+
+    /** Waits started and not yet terminated. */
+    public int pendingWaits() {
+        return pending.size();
+    }
+
+    /** This engine's name (its threads are named {@code gpusync-<name>-…}). */
+    public String name() {
+        return name;
+    }
+
+    private WaitStrategy strategyFor(SyncWaiter waiter) {
+        return strategyByClass.computeIfAbsent(waiter.getClass(), c -> strategies.stream()
+                .filter(s -> s.accepts(waiter)).findFirst().orElseThrow());
+    }
+
+    void subscribe(SyncWaiter waiter, Duration timeout, CoreSubscriber<? super Void> actual) {
+        if (disposed) {
+            Operators.error(actual, new SyncCancelledException("engine " + name + " is disposed"));
+            return;
+        }
+        WaitStrategy strategy = strategyFor(waiter);
+        if (timeout.isZero() || strategy.probesFirst()) {
+            boolean signalled;
+            try {
+                signalled = waiter.isSignaled();
+            } catch (Throwable e) {
+                metrics.failed(WaitPath.IMMEDIATE, e);
+                Operators.error(actual, e);
+                return;
+            }
+            if (signalled) {
+                metrics.completed(WaitPath.IMMEDIATE, 0);
+                Operators.complete(actual);
+                return;
+            }
+            if (timeout.isZero()) {
+                metrics.timedOut(WaitPath.IMMEDIATE);
+                Operators.error(actual, new SyncTimeoutException(waiter.backend(), waiter + " not signalled (probe)"));
+                return;
+            }
+        }
+        PendingWait wait = new PendingWait(this, waiter, timeout, actual, strategy);
+        pending.add(wait);
+        actual.onSubscribe(wait);
+        if (disposed) {
+            wait.engineDisposed();
+            return;
+        }
+        if (!Timeouts.isForever(timeout)) {
+            Scheduler s = timer != null ? timer : Schedulers.parallel();
+            try {
+                wait.setTimer(s.schedule(wait, timeout.toNanos(), TimeUnit.NANOSECONDS));
+            } catch (RuntimeException rejected) {
+                wait.failed(rejected);
+                return;
+            }
+        }
+        try {
+            strategy.start(wait);
+        } catch (Throwable e) {
+            wait.failed(e);
+        }
+    }
+
+    void forget(PendingWait wait) {
+        pending.remove(wait);
+    }
+
+    void deliverComplete(PendingWait wait) {
+        long seen = System.nanoTime();
+        WaitPath path = wait.path();
+        metrics.completed(path, seen - wait.startNanos);
+        if (deliverOn == null) {
+            wait.actual.onComplete();
+            metrics.delivered(path, System.nanoTime() - seen);
+        } else {
+            deliverOn.schedule(() -> {
+                metrics.delivered(path, System.nanoTime() - seen);
+                wait.actual.onComplete();
+            });
+        }
+    }
+
+    void deliverError(PendingWait wait, Throwable error) {
+        WaitPath path = wait.path();
+        if (error instanceof SyncTimeoutException) {
+            metrics.timedOut(path);
+        } else {
+            metrics.failed(path, error);
+        }
+        if (deliverOn == null) {
+            wait.actual.onError(error);
+        } else {
+            deliverOn.schedule(() -> wait.actual.onError(error));
+        }
+    }
+
+    /**
+     * Terminates every pending wait with {@link SyncCancelledException} and stops this engine's threads
+     * (and its own event loop group). Blocks up to a few seconds while threads finish their current slice.
+     * Idempotent; ignored by the shared default engine.
+     */
+    @Override
+    public void dispose() {
+        if (shared || disposed) {
+            return;
+        }
+        disposed = true;
+        for (PendingWait w : pending) {
+            w.engineDisposed();
+        }
+        for (WaitStrategy s : strategies) {
+            s.shutdown();
+        }
+        if (ownsGroup) {
+            group.shutdownGracefully(0, 0, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Override
+    public boolean isDisposed() {
+        return disposed;
+    }
+
+    @Override
+    public String toString() {
+        return "SyncEngine[" + name + ", pending=" + pendingWaits() + (disposed ? ", disposed" : "") + "]";
+    }
+
+    /**
+     * Configures a {@link SyncEngine}. Not thread-safe; {@link #build()} may be called more than once (each
+     * call makes an independent engine).
+     */
+    public static final class Builder {
+        private String name;
+        private int eventLoopThreads = 1;
+        private IoEventLoopGroup eventLoopGroup;
+        private int waiterThreads = 16;
+        private int pollerThreads = 1;
+        private Duration blockingSlice = Duration.ofMillis(5);
+        private Duration spinBudget = Duration.ofNanos(50_000);
+        private Supplier<IdleStrategy> idleStrategy;
+        private Scheduler deliverOn;
+        private Scheduler timer;
+        private Object meterRegistry;
+
+        Builder() {
+        }
+
+        /** Names the engine (thread names, metric tag). */
+        public Builder name(String name) {
+            this.name = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        /** Threads of the engine's own epoll event loop group (default 1); ignored with {@link #eventLoopGroup}. */
+        public Builder eventLoopThreads(int n) {
+            this.eventLoopThreads = positive(n, "eventLoopThreads");
+            return this;
+        }
+
+        /**
+         * Uses these Netty 4.2 event loops (e.g. a Reactor Netty server's, built with
+         * {@code EpollIoHandler}) for fd completions and driver-callback hand-offs instead of creating a group.
+         * The engine never shuts them down.
+         */
+        public Builder eventLoopGroup(IoEventLoopGroup group) {
+            this.eventLoopGroup = Objects.requireNonNull(group, "group");
+            return this;
+        }
+
+        /** The most platform threads blocked in native waits at once (default 16); more waits are probed. */
+        public Builder waiterThreads(int n) {
+            this.waiterThreads = positive(n, "waiterThreads");
+            return this;
+        }
+
+        /** Threads of the spin-then-poll scheduler for probe-only waits (default 1). */
+        public Builder pollerThreads(int n) {
+            this.pollerThreads = positive(n, "pollerThreads");
+            return this;
+        }
+
+        /**
+         * The longest a blocking or wait-set thread stays in one native wait (default 5 ms): the bound on how
+         * long a cancelled wait can keep a thread blocked where the API cannot be woken.
+         */
+        public Builder blockingSlice(Duration slice) {
+            if (slice.isNegative() || slice.isZero()) {
+                throw new IllegalArgumentException("blockingSlice must be positive: " + slice);
+            }
+            this.blockingSlice = slice;
+            return this;
+        }
+
+        /**
+         * How long a poller spins after activity before parking (default 50 µs); the spin is per poller
+         * thread, so the total is bounded by {@code pollerThreads} cores, whatever the number of waits.
+         */
+        public Builder spinBudget(Duration budget) {
+            this.spinBudget = Timeouts.requireValid(budget);
+            return this;
+        }
+
+        /** Replaces the pollers' idle strategy (one instance per poller thread); overrides {@link #spinBudget}. */
+        public Builder idleStrategy(Supplier<IdleStrategy> strategy) {
+            this.idleStrategy = Objects.requireNonNull(strategy, "strategy");
+            return this;
+        }
+
+        /** Delivers {@code onComplete}/{@code onError} on this scheduler instead of the engine thread that saw it. */
+        public Builder deliverOn(Scheduler scheduler) {
+            this.deliverOn = Objects.requireNonNull(scheduler, "scheduler");
+            return this;
+        }
+
+        /** Runs timeouts on this scheduler (default: {@link Schedulers#parallel()}, looked up per wait). */
+        public Builder timer(Scheduler scheduler) {
+            this.timer = Objects.requireNonNull(scheduler, "scheduler");
+            return this;
+        }
+
+        /** Publishes the engine's meters (see the package docs) to this Micrometer registry. */
+        public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
+            this.meterRegistry = Objects.requireNonNull(registry, "registry");
+            return this;
+        }
+
+        /** A new engine with this configuration. */
+        public SyncEngine build() {
+            return new SyncEngine(this, false);
+        }
+
+        private static int positive(int n, String what) {
+            if (n <= 0) {
+                throw new IllegalArgumentException(what + " must be positive: " + n);
+            }
+            return n;
+        }
+    }
+}

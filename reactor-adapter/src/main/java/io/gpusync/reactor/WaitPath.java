@@ -1,0 +1,34 @@
+package io.gpusync.reactor;
+
+/**
+ * How the engine waits on a point — chosen per waiter from the abilities it advertises through
+ * {@link io.gpusync.spi}, cheapest first. Also the {@code path} tag of the engine's metrics.
+ *
+ * <table>
+ *   <caption>Where each path completes the {@code Mono} (before any {@code deliverOn} hop)</caption>
+ *   <tr><th>path</th><th>threads used</th><th>{@code onComplete} runs on</th></tr>
+ *   <tr><td>{@link #IMMEDIATE}</td><td>none</td><td>the subscribing thread</td></tr>
+ *   <tr><td>{@link #CALLBACK}</td><td>none</td><td>the signalling thread for host timelines; an engine event
+ *       loop for driver callbacks (never a driver thread)</td></tr>
+ *   <tr><td>{@link #EPOLL}</td><td>a share of the event loops</td><td>the event loop that saw the fd readable</td></tr>
+ *   <tr><td>{@link #WAIT_SET}</td><td>one per wait set (e.g. per Vulkan device)</td><td>that wait-set thread</td></tr>
+ *   <tr><td>{@link #BLOCKING}</td><td>one pool thread per wait in progress</td><td>that pool thread</td></tr>
+ *   <tr><td>{@link #PROBE}</td><td>the shared poller threads</td><td>the poller thread that saw it</td></tr>
+ * </table>
+ * A timeout, a cancel or an engine dispose terminates the wait on the thread that caused it (the timer
+ * scheduler's, the cancelling thread, the disposing thread).
+ */
+public enum WaitPath {
+    /** Already signalled at subscription (or a {@code Duration.ZERO} probe): answered at once. */
+    IMMEDIATE,
+    /** The API calls back on completion ({@link io.gpusync.spi.SignalCallbackWaiter}): no thread waits. */
+    CALLBACK,
+    /** A file descriptor becomes readable ({@link io.gpusync.spi.ReadableFdWaiter}): watched by a Netty epoll loop. */
+    EPOLL,
+    /** Many waits of one {@link io.gpusync.spi.WaitSet} served by one thread blocked in a wait-any. */
+    WAIT_SET,
+    /** A native blocking wait ({@link io.gpusync.spi.BlockingWaiter}) on a pool thread, in slices. */
+    BLOCKING,
+    /** Probe-only: the shared spin-then-poll scheduler probes {@link io.gpusync.SyncWaiter#isSignaled()}. */
+    PROBE
+}

@@ -1,0 +1,35 @@
+package io.gpusync.reactor;
+
+import io.gpusync.SyncWaiter;
+
+/**
+ * One way of waiting ({@link WaitPath}): accepts the waiters whose abilities it can use, starts waits and
+ * frees them. The engine asks its strategies in order of cost and gives each waiter to the first that
+ * accepts it.
+ */
+interface WaitStrategy {
+
+    WaitPath path();
+
+    /** Whether this strategy can serve {@code waiter} (by the abilities it advertises). */
+    boolean accepts(SyncWaiter waiter);
+
+    /** Whether the engine should probe once before {@link #start} (false where starting probes anyway). */
+    default boolean probesFirst() {
+        return true;
+    }
+
+    /**
+     * Starts waiting for {@code wait}; completes it through {@link PendingWait#signalled()} /
+     * {@link PendingWait#failed(Throwable)}, possibly synchronously. Must tolerate a wait that was cancelled
+     * (terminated) concurrently, before or during the call.
+     */
+    void start(PendingWait wait);
+
+    /** Frees what {@link #start} registered for a wait that has just terminated. Any thread; once per wait. */
+    void release(PendingWait wait);
+
+    /** Stops this strategy's threads (the engine has already terminated every wait). */
+    default void shutdown() {
+    }
+}

@@ -1,0 +1,151 @@
+package io.gpusync.reactor;
+
+import io.gpusync.BackendKind;
+import io.gpusync.SyncPoint;
+import io.gpusync.SyncWaiter;
+import io.gpusync.spi.BlockingWaiter;
+import io.gpusync.spi.CallbackRegistration;
+import io.gpusync.spi.ProbeLoop;
+import io.gpusync.spi.SignalCallbackWaiter;
+import io.gpusync.spi.SignalListener;
+import io.gpusync.spi.WaitSet;
+import io.gpusync.spi.WaitSetMember;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Waiters over host timelines that advertise exactly one ability each, so every engine path can be driven
+ * by a real signal (a {@code CpuTimeline}) without a GPU. Driver backends are tested against real drivers
+ * in their own tests.
+ */
+final class HostWaiters {
+    private HostWaiters() {
+    }
+
+    /** Only {@link SyncWaiter#isSignaled()}: served by the probe path. */
+    static SyncWaiter probeOnly(SyncPoint point) {
+        return new ProbeOnly(point.waiter());
+    }
+
+    /** A native-style blocking wait (parks in the timeline), no callback: served by the waiter pool. */
+    static SyncWaiter blockingOnly(SyncPoint point) {
+        return new BlockingOnly(point.waiter());
+    }
+
+    /** A member of {@code set}: served by the wait-set path. */
+    static SyncWaiter member(HostWaitSet set, SyncPoint point) {
+        return new Member(set, point.waiter());
+    }
+
+    record ProbeOnly(SyncWaiter inner) implements SyncWaiter {
+        @Override
+        public void await(Duration timeout) {
+            ProbeLoop.await(this, timeout);
+        }
+
+        @Override
+        public boolean isSignaled() {
+            return inner.isSignaled();
+        }
+
+        @Override
+        public BackendKind backend() {
+            return inner.backend();
+        }
+    }
+
+    record BlockingOnly(SyncWaiter inner) implements BlockingWaiter {
+        @Override
+        public void await(Duration timeout) {
+            inner.await(timeout);
+        }
+
+        @Override
+        public boolean isSignaled() {
+            return inner.isSignaled();
+        }
+
+        @Override
+        public BackendKind backend() {
+            return inner.backend();
+        }
+    }
+
+    record Member(HostWaitSet set, SyncWaiter inner) implements WaitSetMember {
+        @Override
+        public WaitSet waitSet() {
+            return set;
+        }
+
+        @Override
+        public void await(Duration timeout) {
+            inner.await(timeout);
+        }
+
+        @Override
+        public boolean isSignaled() {
+            return inner.isSignaled();
+        }
+
+        @Override
+        public BackendKind backend() {
+            return inner.backend();
+        }
+    }
+
+    /**
+     * A wait set over host timelines: {@code awaitAny} parks until a member's timeline callback or
+     * {@link #wakeUp()} unparks it; counts its waits and wake-ups.
+     */
+    static final class HostWaitSet implements WaitSet {
+        final AtomicInteger awaits = new AtomicInteger();
+        final AtomicInteger wakeUps = new AtomicInteger();
+        private volatile Thread blocked;
+        private volatile boolean woken;
+
+        @Override
+        public void awaitAny(List<? extends WaitSetMember> members, Duration slice) {
+            awaits.incrementAndGet();
+            Thread me = Thread.currentThread();
+            blocked = me;
+            List<CallbackRegistration> regs = new ArrayList<>();
+            SignalListener unpark = new SignalListener() {
+                @Override
+                public void signalled() {
+                    LockSupport.unpark(me);
+                }
+
+                @Override
+                public void failed(io.gpusync.SyncException error) {
+                    LockSupport.unpark(me);
+                }
+            };
+            try {
+                for (WaitSetMember m : members) {
+                    regs.add(((SignalCallbackWaiter) ((Member) m).inner()).onSignal(unpark));
+                }
+                if (!woken) {
+                    LockSupport.parkNanos(this, slice.toNanos());
+                }
+            } finally {
+                regs.forEach(CallbackRegistration::cancel);
+                woken = false;
+                blocked = null;
+            }
+        }
+
+        @Override
+        public void wakeUp() {
+            wakeUps.incrementAndGet();
+            woken = true;
+            Thread t = blocked;
+            if (t != null) {
+                LockSupport.unpark(t);
+            }
+        }
+    }
+}
