@@ -103,9 +103,6 @@ final class ClErrors {
             e(OpenCl.CL_INVALID_DEVICE_QUEUE(), "CL_INVALID_DEVICE_QUEUE"),
             e(OpenCl.CL_INVALID_SPEC_ID(), "CL_INVALID_SPEC_ID"),
             e(OpenCl.CL_MAX_SIZE_RESTRICTION_EXCEEDED(), "CL_MAX_SIZE_RESTRICTION_EXCEEDED"),
-            e(OpenCl.CL_BUILD_NONE(), "CL_BUILD_NONE"),
-            e(OpenCl.CL_BUILD_ERROR(), "CL_BUILD_ERROR"),
-            e(OpenCl.CL_BUILD_IN_PROGRESS(), "CL_BUILD_IN_PROGRESS"),
             e(CL_PLATFORM_NOT_FOUND_KHR, "CL_PLATFORM_NOT_FOUND_KHR"));
     }
 
@@ -162,7 +159,8 @@ final class ClErrors {
 
     /** The exception for an event whose execution status is the negative {@code status}. */
     static SyncException eventFailed(int status, String what) {
-        String message = what + " was abnormally terminated: its execution status is negative";
+        String message = what + " was abnormally terminated: its execution status is negative"
+                + (status == -1 ? " (PoCL gives -1 to a command aborted because an event in its wait list failed)" : "");
         if (status == OpenCl.CL_DEVICE_NOT_AVAILABLE()) {
             return new DeviceLostException(BackendKind.OPENCL,
                     message + " (" + name(status) + " = " + status + ")");

@@ -77,7 +77,7 @@ public final class OpenClContext implements AutoCloseable {
             MemorySegment platform = platforms.get(ValueLayout.ADDRESS, 0);
 
             MemorySegment devices = a.allocate(ValueLayout.ADDRESS);
-            ClErrors.check(OpenCl.clGetDeviceIDs(platform, OpenCl.CL_DEVICE_TYPE_ALL(), 1, devices, MemorySegment.NULL),
+            ClErrors.check(OpenCl.clGetDeviceIDs(platform, Integer.toUnsignedLong(OpenCl.CL_DEVICE_TYPE_ALL()), 1, devices, MemorySegment.NULL),
                     "clGetDeviceIDs", "platform " + Cl.hex(platform));
             MemorySegment device = devices.get(ValueLayout.ADDRESS, 0);
             String name = deviceString(a, device, OpenCl.CL_DEVICE_NAME());
