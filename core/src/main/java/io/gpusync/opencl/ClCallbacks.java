@@ -128,9 +128,14 @@ final class ClCallbacks {
                 return; // cancelled, or already completed by a sweep
             }
             ScopedValue.where(IN_UPCALL, Boolean.TRUE).run(() -> {
-                // PoCL 3.1 passes the trigger type here, not the status: confirm a non-negative one
-                int confirmed = status < 0 ? status : Cl.statusOr(r.event, CL_COMPLETE);
-                r.complete(confirmed < 0 ? confirmed : CL_COMPLETE);
+                int confirmed = status;
+                try {
+                    if (status >= 0) { // PoCL 3.1 passes the trigger type here, not the status: confirm it
+                        confirmed = Cl.statusOr(r.event, CL_COMPLETE);
+                    }
+                } finally { // whatever happens, the registration we removed is completed
+                    r.complete(confirmed < 0 ? confirmed : CL_COMPLETE);
+                }
             });
         } catch (Throwable t) {
             try {

@@ -37,7 +37,6 @@ public final class OpenClContext implements AutoCloseable {
             }
             """;
 
-    private final Arena arena = Arena.ofShared();
     private final MemorySegment platform;
     private final MemorySegment device;
     private final MemorySegment context;
@@ -276,7 +275,6 @@ public final class OpenClContext implements AutoCloseable {
         }
         OpenCl.clReleaseCommandQueue(queue);
         OpenCl.clReleaseContext(context);
-        arena.close();
     }
 
     @Override
