@@ -29,6 +29,38 @@ final class SpinThenPoll implements WaitStrategy {
         }
     }
 
+    /**
+     * {@link WaitPath#SPIN_THEN_CALLBACK}: waits whose probe is a memory read are probed by the pollers for
+     * at most {@code spinBudget} after they start, then handed to {@code callbacks}.
+     */
+    WaitStrategy spinThenCallback(long spinBudgetNanos, WaitStrategy callbacks) {
+        SpinThenPoll probe = this;
+        return new WaitStrategy() {
+            @Override
+            public WaitPath path() {
+                return WaitPath.SPIN_THEN_CALLBACK;
+            }
+
+            @Override
+            public boolean accepts(io.gpusync.SyncWaiter waiter) {
+                return waiter instanceof io.gpusync.spi.CheapProbe && callbacks.accepts(waiter);
+            }
+
+            @Override
+            public void start(PendingWait wait) {
+                wait.handOverAfterNanos = spinBudgetNanos;
+                wait.handOverTo = callbacks;
+                probe.start(wait);
+            }
+
+            @Override
+            public void release(PendingWait wait) {
+                // while spinning there is nothing to free; after the hand-over the wait's strategy is the
+                // callback path, which frees its own registration
+            }
+        };
+    }
+
     @Override
     public WaitPath path() {
         return WaitPath.PROBE;
@@ -135,6 +167,16 @@ final class SpinThenPoll implements WaitStrategy {
             return any;
         }
 
+        /** The spin budget of a spin-then-callback wait is spent: the callback path takes it over. */
+        private static void handOver(PendingWait w) {
+            WaitStrategy next = w.handOverTo;
+            w.handOverTo = null;
+            w.strategy = next;
+            if (!w.isDone()) {
+                next.start(w);
+            }
+        }
+
         /** Probes every active wait once (newest first); removes finished ones. */
         private int pass() {
             int completions = 0;
@@ -146,6 +188,9 @@ final class SpinThenPoll implements WaitStrategy {
                         if (w.waiter.isSignaled()) {
                             w.signalled();
                             completions++;
+                            remove = true;
+                        } else if (w.handOverTo != null && System.nanoTime() - w.startNanos > w.handOverAfterNanos) {
+                            handOver(w);
                             remove = true;
                         }
                     } catch (Throwable e) {
