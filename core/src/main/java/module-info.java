@@ -4,4 +4,5 @@ module io.gpusync.core {
     exports io.gpusync;
     exports io.gpusync.spi;
     exports io.gpusync.cpu;
+    exports io.gpusync.vulkan;
 }
