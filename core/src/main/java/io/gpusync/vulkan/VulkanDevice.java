@@ -210,7 +210,9 @@ public final class VulkanDevice implements AutoCloseable {
     /**
      * The wait set shared by every timeline waiter of this device (equal for all of them, across views):
      * an engine blocks one thread on many of them with {@code VK_SEMAPHORE_WAIT_ANY_BIT}, and wakes it
-     * through a private timeline semaphore.
+     * through a private timeline semaphore. Blocking and cancellation: {@code awaitAny} parks in
+     * {@code vkWaitSemaphores} for at most its slice and {@code wakeUp()} ends it from any thread (on
+     * lavapipe a multi-semaphore wait busy-polls inside the driver: see the note on CPU cost there).
      */
     public WaitSet waitSet() {
         return state.waitSet;
