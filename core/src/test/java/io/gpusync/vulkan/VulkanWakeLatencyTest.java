@@ -134,6 +134,32 @@ class VulkanWakeLatencyTest {
         }
     }
 
+    /** A probe is a counter read: microseconds at most, never a wait. */
+    @Test
+    void aProbeCostsAtMostMicroseconds() {
+        SyncPoint.Vulkan base = device.createTimelineSemaphore(0);
+        SyncPoint p = base.withValue(1);
+        try {
+            int n = 200_000;
+            for (int i = 0; i < n; i++) {
+                p.isSignaled(); // warm-up
+            }
+            long t0 = System.nanoTime();
+            int hits = 0;
+            for (int i = 0; i < n; i++) {
+                hits += p.isSignaled() ? 1 : 0;
+            }
+            double perProbe = (System.nanoTime() - t0) / (double) n;
+            System.out.printf("[vulkan] isSignaled (vkGetSemaphoreCounterValue + unsigned compare): %.0f ns/probe%n",
+                    perProbe);
+            assertThat(hits).isZero();
+            assertThat(perProbe).isLessThan(20_000);
+        } finally {
+            p.waiter().close();
+            base.waiter().close();
+        }
+    }
+
     /** This thread's CPU time from /proc/thread-self/schedstat (Linux), ns. */
     private static long threadCpuNanos() throws IOException {
         return Long.parseLong(Files.readString(Path.of("/proc/thread-self/schedstat")).trim().split("\\s+")[0]);
