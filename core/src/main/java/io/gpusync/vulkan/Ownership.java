@@ -11,6 +11,8 @@ package io.gpusync.vulkan;
  *   <li>{@link #BORROWED}: the caller keeps the handle and destroys it, after closing every waiter on it
  *       and after every wait on it has returned; gpusync never destroys it.</li>
  * </ul>
+ * Ownership is fixed when the waiter is minted; releasing never blocks on the GPU and runs on the thread
+ * that drops the last hold (or gpusync's cleaner thread for forgotten waiters).
  */
 public enum Ownership {
     OWNED, BORROWED

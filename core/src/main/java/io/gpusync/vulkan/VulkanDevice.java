@@ -26,7 +26,9 @@ import static io.gpusync.vulkan.VkResults.hex;
  *
  * <p><b>Threading.</b> Thread-safe. Minting points and {@link #hostSignal} never block on the GPU.
  * {@link #hostSignal} is {@code vkSignalSemaphore}: Vulkan requires it not to race with other signals of the
- * same semaphore.
+ * same semaphore. Nothing here waits: waiting is the job of the points' waiters ({@code await} blocks in the
+ * driver and cannot be interrupted once inside it — cancel by waiting in slices, or through the reactor
+ * adapter) and of {@link #waitSet()}, whose {@code wakeUp()} ends a blocked {@code awaitAny} from any thread.
  *
  * <p><b>Lifetime.</b> {@link #close()} drops this view's hold (idempotent). gpusync keeps per-device state
  * (the wait set's private wake-up semaphore) until every view and every waiter minted from the device is
