@@ -6,4 +6,5 @@ module io.gpusync.core {
     exports io.gpusync.cpu;
     exports io.gpusync.linux;
     exports io.gpusync.opencl;
+    exports io.gpusync.vulkan;
 }
