@@ -25,19 +25,34 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Waits pass no {@code EGL_SYNC_FLUSH_COMMANDS_BIT}: it would flush whatever context happens to be current
  * on the calling thread, not the fence's; the producer must have flushed after creating a fence sync.
+ *
+ * <p><b>Reusable syncs on Mesa</b> (checked on 22.3, and the code is unchanged in later releases): (1) a timed
+ * wait that is woken by {@code eglSignalSyncKHR} returns {@code EGL_FALSE} without setting an error (the
+ * driver returns {@code cnd_timedwait}'s {@code thrd_success}, which is 0); (2) the driver checks the status
+ * outside the condition variable's mutex, so a signal that lands between the check and the wait is lost; and
+ * its {@code EGL_FOREVER_KHR} path does not check the status at all. So reusable syncs are waited on in
+ * slices of at most {@value #REUSABLE_SLICE_NANOS} ns (never {@code EGL_FOREVER_KHR}): a lost wake-up costs
+ * at most one slice; and {@code EGL_FALSE} with {@code eglGetError() == EGL_SUCCESS} is taken as "woken",
+ * confirmed by reading {@code EGL_SYNC_STATUS} (still unsignalled → keep waiting). Consequence: a signal
+ * immediately followed by an unsignal may be missed by a waiter; treat reusable syncs as level-triggered.
+ * Fence syncs use {@code EGL_FOREVER_KHR} and single timed waits.
  */
 final class EglSyncWaiter implements BlockingWaiter {
     /** Owned EGLSyncs destroyed so far (tests check "exactly once"). */
     static final AtomicLong DESTROYED = new AtomicLong();
+    /** The longest single wait on a reusable sync (bounds Mesa's lost wake-up). */
+    static final long REUSABLE_SLICE_NANOS = 100_000_000L;
 
     private final MemorySegment display;
     private final MemorySegment sync;
     private final NativeAnchor.Claim claim;
     private final boolean owned;
+    private final boolean reusable;
 
     EglSyncWaiter(MemorySegment display, MemorySegment sync, NativeAnchor anchor) {
         this.display = display;
         this.sync = sync;
+        this.reusable = syncType(display, sync) == Egl.EGL_SYNC_REUSABLE_KHR();
         this.owned = anchor.isOwned();
         this.claim = anchor.claim(this);
     }
@@ -78,15 +93,26 @@ final class EglSyncWaiter implements BlockingWaiter {
             boolean forever = Timeouts.isForever(timeout);
             Deadline deadline = Deadline.after(timeout);
             while (true) {
-                long ns = forever ? Egl.EGL_FOREVER_KHR() : deadline.remainingNanos();
+                long ns;
+                if (reusable) {
+                    ns = Math.min(deadline.remainingNanos(), REUSABLE_SLICE_NANOS);
+                } else {
+                    ns = forever ? Egl.EGL_FOREVER_KHR() : deadline.remainingNanos();
+                }
                 int r = PFNEGLCLIENTWAITSYNCKHRPROC.invoke(fn, display, sync, 0, ns);
                 if (r == Egl.EGL_CONDITION_SATISFIED_KHR()) {
                     return;
                 }
                 if (r == Egl.EGL_FALSE()) {
-                    throw EglNative.eglFailure("eglClientWaitSyncKHR(" + this + ")");
-                }
-                if (r != Egl.EGL_TIMEOUT_EXPIRED_KHR()) {
+                    int error = Egl.eglGetError();
+                    if (!(reusable && error == Egl.EGL_SUCCESS())) {
+                        throw EglNative.eglFailure("eglClientWaitSyncKHR(" + this + ")", error);
+                    }
+                    // Mesa: a woken timed wait on a reusable sync returns EGL_FALSE with no error
+                    if (status() == Egl.EGL_SIGNALED_KHR()) {
+                        return;
+                    }
+                } else if (r != Egl.EGL_TIMEOUT_EXPIRED_KHR()) {
                     throw EglNative.eglFailure("eglClientWaitSyncKHR(" + this + ") returned 0x"
                             + Integer.toHexString(r), Egl.eglGetError());
                 }
@@ -104,10 +130,14 @@ final class EglSyncWaiter implements BlockingWaiter {
     public boolean isSignaled() {
         claim.enter();
         try {
-            return attrib(display, sync, Egl.EGL_SYNC_STATUS_KHR(), "EGL_SYNC_STATUS_KHR") == Egl.EGL_SIGNALED_KHR();
+            return status() == Egl.EGL_SIGNALED_KHR();
         } finally {
             claim.exit();
         }
+    }
+
+    private int status() {
+        return attrib(display, sync, Egl.EGL_SYNC_STATUS_KHR(), "EGL_SYNC_STATUS_KHR");
     }
 
     @Override
@@ -122,7 +152,7 @@ final class EglSyncWaiter implements BlockingWaiter {
 
     @Override
     public String toString() {
-        return "EglSyncWaiter[EGLSync " + EglNative.hex(sync) + (owned ? ", owned" : ", borrowed") + ", display "
+        return "EglSyncWaiter[" + (reusable ? "reusable " : "fence ") + "EGLSync " + EglNative.hex(sync) + (owned ? ", owned" : ", borrowed") + ", display "
                 + EglNative.hex(display) + "]";
     }
 }
