@@ -5,4 +5,5 @@ module io.gpusync.core {
     exports io.gpusync.spi;
     exports io.gpusync.cpu;
     exports io.gpusync.linux;
+    exports io.gpusync.cuda;
 }
