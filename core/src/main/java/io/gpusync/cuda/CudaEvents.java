@@ -12,9 +12,8 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * Factories of {@link SyncPoint.CudaEvent} points over the CUDA driver API. Every point's waiter is a
- * {@link io.gpusync.CudaEventWaiter} (and a {@link io.gpusync.spi.SignalCallbackWaiter}); see
- * {@code CudaEventSyncWaiter} behaviour in {@link io.gpusync.CudaEventWaiter}'s implementation notes:
- * {@code isSignaled} is one {@code cuEventQuery}, {@code await} spins 50 µs then parks behind a host function,
+ * {@link io.gpusync.CudaEventWaiter} (and a {@link io.gpusync.spi.SignalCallbackWaiter}, not a
+ * {@link io.gpusync.spi.BlockingWaiter}): {@code isSignaled} is one {@code cuEventQuery}, {@code await} spins 50 µs then parks behind a host function,
  * {@code onSignal} needs no thread.
  *
  * <p><b>Raw handles.</b> JCuda and JavaCPP users hold {@code CUevent}/{@code CUcontext}/{@code CUstream} as
@@ -30,8 +29,9 @@ import java.lang.foreign.ValueLayout;
  * <p>The device ordinal is the context's {@code CUdevice} ({@code cuCtxGetDevice}), which the driver API numbers
  * like ordinals.
  *
- * @throws io.gpusync.SyncNotSupportedException from every factory when {@code libcuda.so.1} is absent or cannot
- *                                              initialize
+ * <p>Every factory throws {@link io.gpusync.SyncNotSupportedException} when {@code libcuda.so.1} is absent or
+ * {@code cuInit} fails — checked before the generated bindings are touched, so never
+ * {@link ExceptionInInitializerError}.
  */
 @SuppressWarnings("try") // the pushed-context resource is used for its scope only
 public final class CudaEvents {

@@ -91,15 +91,20 @@ final class TimelineState {
 
     private void checkHealth() {
         CudaDriver.ensure();
-        int r;
-        try (CudaDriver.Pushed ignored = CudaDriver.Pushed.push(context, "timeline health check")) {
-            r = Cuda.cuStreamQuery(MemorySegment.NULL);
-        }
-        if (CudaResults.isFatal(r)) {
-            SyncException e = CudaResults.exception(r, "CudaHostTimeline health check (cuStreamQuery) of context "
-                    + CudaDriver.hex(context));
-            failure = e;
-            failAll(e);
+        try {
+            int r;
+            try (CudaDriver.Pushed ignored = CudaDriver.Pushed.push(context, "timeline health check")) {
+                r = Cuda.cuStreamQuery(MemorySegment.NULL);
+            }
+            if (CudaResults.isFatal(r)) {
+                throw CudaResults.exception(r, "CudaHostTimeline health check (cuStreamQuery) of context "
+                        + CudaDriver.hex(context));
+            }
+        } catch (SyncException e) {
+            if (e.kind() == io.gpusync.ErrorKind.FATAL) {
+                failure = e; // sticky: every later probe throws it at once
+                failAll(e);
+            }
             throw e;
         }
     }
