@@ -42,7 +42,7 @@ import java.util.Objects;
  * unchanged. A borrowed event is never destroyed. Thread-safe.
  */
 @SuppressWarnings("try") // the pushed-context resource is used for its scope only
-final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter {
+final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter, io.gpusync.spi.CheapProbe {
     private final MemorySegment event;
     private final MemorySegment context;
     private final int device;

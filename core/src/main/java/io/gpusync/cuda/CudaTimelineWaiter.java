@@ -35,7 +35,7 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Not a {@link io.gpusync.spi.BlockingWaiter} (it spins first). Thread-safe.
  */
-final class CudaTimelineWaiter implements SignalCallbackWaiter {
+final class CudaTimelineWaiter implements SignalCallbackWaiter, io.gpusync.spi.CheapProbe {
     private final TimelineState state;
     private final NativeAnchor anchor;
     private final NativeAnchor.Claim claim;
