@@ -20,7 +20,7 @@ import java.util.Map;
 
 /** Raw CUDA driver helpers for the gpu tests (contexts, streams, mapped memory, the test kernels). */
 final class CudaTestSupport {
-    static final String KERNELS = "test_kernels.ptx";
+    static final String KERNELS = "kernels.ptx"; // shipped in main resources (CudaWorkQueue uses spin_ns)
     private static final Map<Long, MemorySegment> MODULES = new HashMap<>();
 
     private CudaTestSupport() {
@@ -128,7 +128,7 @@ final class CudaTestSupport {
         try (Arena arena = Arena.ofConfined()) {
             if (module == null) {
                 MemorySegment p = arena.allocate(ValueLayout.ADDRESS);
-                check(Cuda.cuModuleLoadData(p, Arena.global().allocateFrom(ptx())), "cuModuleLoadData(test_kernels.ptx)");
+                check(Cuda.cuModuleLoadData(p, Arena.global().allocateFrom(ptx())), "cuModuleLoadData(kernels.ptx)");
                 module = p.get(ValueLayout.ADDRESS, 0);
                 MODULES.put(ctx.address(), module);
             }

@@ -1,5 +1,5 @@
 // Test kernels for gpusync's CUDA gpu tests. Regenerate the PTX with:
-//   nvcc -ptx -arch=sm_90 -o test_kernels.ptx test_kernels.cu && sed -i 's/^\.version .*/.version 7.8/' test_kernels.ptx
+//   nvcc -ptx -arch=sm_90 -o kernels.ptx kernels.cu && sed -i 's/^\.version .*/.version 7.8/' kernels.ptx
 // (.version lowered so that drivers older than the CUDA 13 toolkit can JIT it; only PTX 7.8 features are used.)
 
 __device__ __forceinline__ unsigned long long globaltimer() {
