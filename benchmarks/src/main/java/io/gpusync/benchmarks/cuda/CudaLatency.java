@@ -89,7 +89,7 @@ public final class CudaLatency {
         if (n == 0) {
             return waits;
         }
-        background.launchSpin(Duration.ofSeconds(20).toNanos());
+        background.launchSpin(Duration.ofSeconds(10).toNanos());
         for (int i = 0; i < n; i++) {
             SyncPoint p = background.recordEvent();
             waits.add(engine.await(p, SyncPoint.FOREVER).subscribe());
