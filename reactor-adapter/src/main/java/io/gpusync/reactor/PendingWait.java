@@ -75,17 +75,24 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
         }
     }
 
+    /**
+     * Claims the one termination and frees the registration; the caller delivers the outcome, then calls
+     * {@link #disposeTimer()} (after delivery: a timer that fires in between finds the wait terminated).
+     */
     private boolean terminate() {
         if (!STATE.compareAndSet(this, ACTIVE, DONE)) {
             return false;
         }
+        engine.forget(this);
+        strategy.release(this);
+        return true;
+    }
+
+    private void disposeTimer() {
         Disposable t = timer;
         if (t != null) {
             t.dispose();
         }
-        engine.forget(this);
-        strategy.release(this);
-        return true;
     }
 
     /** The point was signalled. */
@@ -93,6 +100,7 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
     public void signalled() {
         if (terminate()) {
             engine.deliverComplete(this);
+            disposeTimer();
         }
     }
 
@@ -100,6 +108,7 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
     void failed(Throwable error) {
         if (terminate()) {
             engine.deliverError(this, error);
+            disposeTimer();
         }
     }
 
@@ -121,6 +130,7 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
     void engineDisposed() {
         if (terminate()) {
             engine.deliverError(this, new SyncCancelledException("the engine was disposed while waiting on " + waiter));
+            disposeTimer();
         }
     }
 
@@ -132,6 +142,7 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
     @Override
     public void cancel() {
         if (terminate()) {
+            disposeTimer();
             engine.metrics.cancelled(path());
         }
     }

@@ -15,17 +15,19 @@ import java.util.function.Supplier;
  * (created on first use) share all probe-only waits; each makes passes over its waits, probing every one,
  * and idles between passes as its {@link IdleStrategy} says — by default a short spin after activity, then
  * parking with an interval that grows with the cost of a pass (number of waits × cost of a probe). A
- * poller with no waits parks until one arrives, so an idle scheduler costs no CPU. Cancelled and timed-out
+ * poller whose last wait just finished keeps spinning for the spin budget (consecutive waits — a pipeline
+ * awaiting kernel after kernel — then find it hot), then parks until a wait arrives, so an idle scheduler
+ * costs no CPU. Cancelled and timed-out
  * waits leave the poller's list at its next pass.
  */
 final class SpinThenPoll implements WaitStrategy {
     private final Poller[] pollers;
     private final AtomicInteger next = new AtomicInteger();
 
-    SpinThenPoll(int pollerThreads, Supplier<IdleStrategy> idle, ThreadFactory threads) {
+    SpinThenPoll(int pollerThreads, Supplier<IdleStrategy> idle, long idleSpinNanos, ThreadFactory threads) {
         pollers = new Poller[pollerThreads];
         for (int i = 0; i < pollerThreads; i++) {
-            pollers[i] = new Poller(idle.get(), threads);
+            pollers[i] = new Poller(idle.get(), idleSpinNanos, threads);
         }
     }
 
@@ -92,13 +94,16 @@ final class SpinThenPoll implements WaitStrategy {
         private final Queue<PendingWait> incoming = new ConcurrentLinkedQueue<>();
         private final ArrayList<PendingWait> active = new ArrayList<>();
         private final IdleStrategy idle;
+        private final long idleSpinNanos;
         private final ThreadFactory threads;
+        private long lastActivity;
         private volatile Thread thread;
         private volatile boolean idleParked;
         private volatile boolean stopped;
 
-        Poller(IdleStrategy idle, ThreadFactory threads) {
+        Poller(IdleStrategy idle, long idleSpinNanos, ThreadFactory threads) {
             this.idle = idle;
+            this.idleSpinNanos = idleSpinNanos;
             this.threads = threads;
         }
 
@@ -140,6 +145,10 @@ final class SpinThenPoll implements WaitStrategy {
             while (!stopped) {
                 boolean arrived = drainIncoming();
                 if (active.isEmpty()) {
+                    if (System.nanoTime() - lastActivity < idleSpinNanos) {
+                        Thread.onSpinWait(); // waits tend to follow each other: stay hot for the spin budget
+                        continue;
+                    }
                     idleParked = true;
                     if (incoming.isEmpty() && !stopped) {
                         LockSupport.park(this);
@@ -152,7 +161,11 @@ final class SpinThenPoll implements WaitStrategy {
                 }
                 long t0 = System.nanoTime();
                 int completions = ProbePass.run(active);
-                idle.idle(completions, System.nanoTime() - t0);
+                long t1 = System.nanoTime();
+                if (completions > 0 || arrived) {
+                    lastActivity = t1;
+                }
+                idle.idle(completions, t1 - t0);
             }
             active.clear();
             incoming.clear();

@@ -88,7 +88,8 @@ public final class SyncEngine implements Disposable {
         }
         Supplier<IdleStrategy> idle = b.idleStrategy != null ? b.idleStrategy
                 : () -> new BackoffIdleStrategy(b.spinBudget, Duration.ofNanos(20_000), Duration.ofMillis(1), 0.25);
-        SpinThenPoll probe = new SpinThenPoll(b.pollerThreads, idle, new EngineThreads(name, "poller"));
+        SpinThenPoll probe = new SpinThenPoll(b.pollerThreads, idle, b.spinBudget.toNanos(),
+                new EngineThreads(name, "poller"));
         CallbackStrategy callbacks = new CallbackStrategy(group);
         strategies.add(probe.spinThenCallback(b.spinBudget.toNanos(), callbacks));
         strategies.add(callbacks);
@@ -222,19 +223,19 @@ public final class SyncEngine implements Disposable {
             wait.engineDisposed();
             return;
         }
-        if (!Timeouts.isForever(timeout)) {
+        try {
+            strategy.start(wait); // first, so that probing begins before the timer's bookkeeping
+        } catch (Throwable e) {
+            wait.failed(e);
+            return;
+        }
+        if (!Timeouts.isForever(timeout) && !wait.isDone()) {
             Scheduler s = timer != null ? timer : Schedulers.parallel();
             try {
                 wait.setTimer(s.schedule(wait, timeout.toNanos(), TimeUnit.NANOSECONDS));
             } catch (RuntimeException rejected) {
                 wait.failed(rejected);
-                return;
             }
-        }
-        try {
-            strategy.start(wait);
-        } catch (Throwable e) {
-            wait.failed(e);
         }
     }
 
