@@ -34,8 +34,8 @@ import java.util.function.Function;
  * Each iteration launches a 1 µs one-thread kernel on an idle stream, records the point, and times from just
  * before the launch to the moment the strategy sees completion (for gpusync: inside {@code onComplete}).
  * "In flight" = N − 1 other waits registered with the engine on a second stream that is busy for the whole
- * measurement (they never complete during it). CPU = process CPU time / wall time while the strategy ran
- * (1.0 = one core busy). Raw baselines are what a hand-written Java program would do over the same FFM
+ * measurement (they never complete during it). CPU = CPU time of gpusync's threads plus the measuring thread
+ * / wall time while the strategy ran (1.0 = one core busy; the driver's own threads are not counted). Raw baselines are what a hand-written Java program would do over the same FFM
  * bindings; the C baselines measured on this kind of machine are quoted in NOTES.md.
  */
 public final class CudaLatency {
@@ -51,7 +51,7 @@ public final class CudaLatency {
         try (CudaWorkQueue q = CudaWorkQueue.open(0); CudaWorkQueue background = CudaWorkQueue.open(0)) {
             md.append("CUDA launch → completion seen, ").append(q.deviceName()).append(", 1 µs kernel, ")
                     .append(iterations).append(" iterations per row, ").append(java.time.LocalDate.now()).append("\n\n");
-            md.append("| in flight | strategy | p50 µs | p90 µs | p99 µs | CPU (cores) |\n|---:|---|---:|---:|---:|---:|\n");
+            md.append("| in flight | strategy | p50 µs | p90 µs | p99 µs | CPU of waiting threads (cores) |\n|---:|---|---:|---:|---:|---:|\n");
             SyncEngine defaults = GpuSync.builder().name("cuda-default").build();
             SyncEngine callbackOnly = GpuSync.builder().name("cuda-callback").spinBudget(Duration.ZERO).build();
             try {
@@ -129,8 +129,21 @@ public final class CudaLatency {
         return sorted[Math.min(sorted.length - 1, (int) Math.floor(p * sorted.length))] / 1000.0;
     }
 
+    /**
+     * CPU time of the threads that do the waiting: gpusync's own threads (pollers, loops, pools) and the
+     * measuring thread (which spins for the raw baselines). The CUDA driver's and the JVM's own threads are
+     * left out: they run for every strategy alike.
+     */
     private static long cpuNanos() {
-        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+        java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long sum = 0;
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t == Thread.currentThread() || t.getName().startsWith("gpusync-")) {
+                long c = threads.getThreadCpuTime(t.threadId());
+                sum += Math.max(0, c);
+            }
+        }
+        return sum;
     }
 
     private static long viaEngine(CudaWorkQueue q, SyncEngine engine, boolean timeline) {
