@@ -1,0 +1,273 @@
+package io.gpusync.benchmarks.backends;
+
+import io.gpusync.SyncException;
+import io.gpusync.SyncPoint;
+import io.gpusync.cpu.CpuTimeline;
+import io.gpusync.gl.EglProducer;
+import io.gpusync.gl.EglReusableSync;
+import io.gpusync.linux.EventFd;
+import io.gpusync.opencl.OpenClContext;
+import io.gpusync.opencl.OpenClUserEvent;
+import io.gpusync.reactor.GpuSync;
+import io.gpusync.reactor.SyncEngine;
+import io.gpusync.vulkan.VulkanContext;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
+
+/**
+ * Wake latency per backend — signal → the waiter knows — through {@code GpuSync.await} next to a raw
+ * platform thread blocked in the same native wait ({@code SyncWaiter.await(FOREVER)}: vkWaitSemaphores,
+ * clWaitForEvents, eglClientWaitSync, poll, a parked thread). Issue 4's table.
+ *
+ * <pre>
+ * mvn -B -q install -DskipTests && mvn -B -q -pl benchmarks exec:exec@wake   (or, on the H200:)
+ * bash .device/setup && .device/java io.gpusync.benchmarks.backends.BackendWakeLatency 300 wake.md
+ * </pre>
+ *
+ * Each iteration makes a fresh unsignalled point, lets the waiter settle into its wait (1 ms: pollers have
+ * parked, blocked threads are in the kernel), takes t0, signals, and takes t1 where the waiter sees it (the
+ * raw thread after its wait returns; gpusync inside {@code onComplete}). Host signals come from the measuring
+ * thread; "queue" signals go through the driver's queue (a submit that signals, a marker behind a gate).
+ * A backend whose driver is missing is listed as such.
+ */
+public final class BackendWakeLatency {
+
+    private BackendWakeLatency() {
+    }
+
+    /** A fresh unsignalled point and the action that signals it. */
+    record Trial(SyncPoint point, Runnable signal, Runnable cleanup) {
+    }
+
+    record Subject(String name, Supplier<Trial> trials, AutoCloseable resource) {
+    }
+
+    public static void main(String[] args) throws Exception {
+        int iterations = args.length > 0 ? Integer.parseInt(args[0]) : 300;
+        Path out = args.length > 1 ? Path.of(args[1]) : null;
+        SyncEngine engine = GpuSync.defaultEngine();
+        List<Subject> subjects = new ArrayList<>();
+        List<String> missing = new ArrayList<>();
+        subjects.add(cpuTimeline());
+        subjects.add(eventFd());
+        tryAdd(subjects, missing, "Vulkan", BackendWakeLatency::vulkan);
+        tryAdd(subjects, missing, "OpenCL", BackendWakeLatency::openCl);
+        tryAdd(subjects, missing, "EGL", BackendWakeLatency::egl);
+
+        StringBuilder md = new StringBuilder();
+        md.append("Wake latency, signal → waiter sees it; ").append(iterations).append(" iterations each; ")
+                .append(Runtime.getRuntime().availableProcessors()).append(" cores; JDK ")
+                .append(Runtime.version()).append("; ").append(java.time.LocalDate.now()).append("\n\n");
+        md.append("| backend · signal | gpusync path | raw thread p50 µs | raw p99 µs | GpuSync p50 µs | GpuSync p99 µs | p50 ratio |\n");
+        md.append("|---|---|---:|---:|---:|---:|---:|\n");
+        for (Subject s : subjects) {
+            Trial probe = s.trials.get();
+            String path = engine.pathFor(probe.point.waiter()).name();
+            probe.signal.run();
+            probe.cleanup.run();
+            long[] raw = measure(s, iterations, BackendWakeLatency::rawThread);
+            long[] viaEngine = measure(s, iterations, t -> viaGpuSync(engine, t));
+            md.append(String.format("| %s | %s | %.1f | %.1f | %.1f | %.1f | %.2f |%n", s.name, path, pct(raw, .5),
+                    pct(raw, .99), pct(viaEngine, .5), pct(viaEngine, .99), pct(viaEngine, .5) / pct(raw, .5)));
+            System.err.printf("%-40s raw p50 %.1f µs, GpuSync p50 %.1f µs%n", s.name, pct(raw, .5), pct(viaEngine, .5));
+            s.resource.close();
+        }
+        for (String m : missing) {
+            md.append("| ").append(m).append(" | – | not measured: driver missing | | | | |\n");
+        }
+        RAW.shutdown();
+        System.out.print(md);
+        if (out != null) {
+            Files.writeString(out, md.toString());
+        }
+        System.exit(0);
+    }
+
+    interface Method {
+        long once(Trial trial) throws Exception;
+    }
+
+    private static long[] measure(Subject s, int iterations, Method m) throws Exception {
+        for (int i = 0; i < Math.max(10, iterations / 10); i++) {
+            run(s, m); // warm-up
+        }
+        long[] samples = new long[iterations];
+        for (int i = 0; i < iterations; i++) {
+            samples[i] = run(s, m);
+        }
+        Arrays.sort(samples);
+        return samples;
+    }
+
+    private static long run(Subject s, Method m) throws Exception {
+        Trial t = s.trials.get();
+        try {
+            return m.once(t);
+        } finally {
+            t.cleanup.run();
+        }
+    }
+
+    private static void settle() {
+        LockSupport.parkNanos(1_000_000);
+    }
+
+    /** One platform thread that blocks in the native wait, reused across iterations. */
+    private static final class RawWaiter implements Runnable {
+        final SynchronousQueue<Object[]> work = new SynchronousQueue<>();
+        final Thread thread = Thread.ofPlatform().daemon(true).name("raw-waiter").start(this);
+
+        @Override
+        public void run() {
+            while (true) {
+                try {
+                    Object[] job = work.take();
+                    if (job.length == 0) {
+                        return;
+                    }
+                    ((SyncPoint) job[0]).await(SyncPoint.FOREVER);
+                    ((AtomicLong) job[1]).set(System.nanoTime());
+                    ((CountDownLatch) job[2]).countDown();
+                } catch (InterruptedException e) {
+                    return;
+                } catch (SyncException e) {
+                    e.printStackTrace();
+                }
+            }
+        }
+
+        void shutdown() {
+            work.offer(new Object[0]);
+        }
+    }
+
+    private static final RawWaiter RAW = new RawWaiter();
+
+    private static long rawThread(Trial t) throws InterruptedException {
+        AtomicLong seen = new AtomicLong();
+        CountDownLatch done = new CountDownLatch(1);
+        RAW.work.put(new Object[] {t.point, seen, done});
+        settle();
+        long t0 = System.nanoTime();
+        t.signal.run();
+        done.await();
+        return seen.get() - t0;
+    }
+
+    private static long viaGpuSync(SyncEngine engine, Trial t) throws InterruptedException {
+        AtomicLong seen = new AtomicLong();
+        CountDownLatch done = new CountDownLatch(1);
+        engine.await(t.point, Duration.ofSeconds(30)).subscribe(v -> { }, e -> {
+            e.printStackTrace();
+            done.countDown();
+        }, () -> {
+            seen.set(System.nanoTime());
+            done.countDown();
+        });
+        settle();
+        long t0 = System.nanoTime();
+        t.signal.run();
+        done.await();
+        return seen.get() - t0;
+    }
+
+    private static double pct(long[] sorted, double p) {
+        return sorted[Math.min(sorted.length - 1, (int) Math.floor(p * sorted.length))] / 1000.0;
+    }
+
+    private interface Opener {
+        List<Subject> open() throws Exception;
+    }
+
+    private static void tryAdd(List<Subject> subjects, List<String> missing, String what, Opener opener) {
+        try {
+            subjects.addAll(opener.open());
+        } catch (Exception | LinkageError e) {
+            missing.add(what + " (" + e.getMessage() + ")");
+        }
+    }
+
+    private static Subject cpuTimeline() {
+        CpuTimeline timeline = new CpuTimeline();
+        long[] v = {0};
+        return new Subject("CpuTimeline · host signal", () -> {
+            long value = ++v[0];
+            return new Trial(timeline.at(value), () -> timeline.signal(value), () -> { });
+        }, () -> { });
+    }
+
+    private static Subject eventFd() {
+        return new Subject("eventfd · host write", () -> {
+            EventFd fd = EventFd.create();
+            SyncPoint p = fd.point();
+            return new Trial(p, fd::signal, () -> {
+                p.waiter().close();
+                fd.close();
+            });
+        }, () -> { });
+    }
+
+    private static List<Subject> vulkan() {
+        VulkanContext vk = VulkanContext.create();
+        SyncPoint.Vulkan host = vk.device().createTimelineSemaphore(0);
+        SyncPoint.Vulkan queue = vk.device().createTimelineSemaphore(0);
+        long[] v = {0, 0};
+        String dev = " (" + vk.deviceName() + ")";
+        Subject h = new Subject("Vulkan timeline · vkSignalSemaphore" + dev, () -> {
+            long value = ++v[0];
+            return new Trial(host.withValue(value), () -> vk.device().hostSignal(host.semaphore(), value), () -> { });
+        }, () -> { });
+        Subject q = new Subject("Vulkan timeline · vkQueueSubmit signal" + dev, () -> {
+            long value = ++v[1];
+            return new Trial(queue.withValue(value), () -> vk.signalOnQueue(queue.semaphore(), value), () -> { });
+        }, vk::close);
+        return List.of(h, q);
+    }
+
+    private static List<Subject> openCl() {
+        OpenClContext cl = OpenClContext.createDefault();
+        String dev = " (" + cl.deviceName() + ")";
+        Subject h = new Subject("OpenCL user event · clSetUserEventStatus" + dev, () -> {
+            OpenClUserEvent e = cl.newUserEvent();
+            SyncPoint p = e.newPoint();
+            return new Trial(p, e::complete, () -> {
+                p.waiter().close();
+                e.close();
+            });
+        }, () -> { });
+        Subject q = new Subject("OpenCL marker behind a gate · queue" + dev, () -> {
+            OpenClUserEvent gate = cl.newUserEvent();
+            SyncPoint.OpenCl gatePoint = gate.newPoint();
+            SyncPoint marker = cl.enqueueMarker(gatePoint);
+            return new Trial(marker, gate::complete, () -> {
+                marker.waiter().close();
+                gatePoint.waiter().close();
+                gate.close();
+            });
+        }, cl::close);
+        return List.of(h, q);
+    }
+
+    private static List<Subject> egl() {
+        EglProducer producer = EglProducer.openSurfaceless();
+        Subject h = new Subject("EGL reusable sync · eglSignalSyncKHR", () -> {
+            EglReusableSync sync = producer.reusableSync();
+            SyncPoint p = sync.point();
+            return new Trial(p, sync::signal, () -> {
+                p.waiter().close();
+                sync.close();
+            });
+        }, producer::close);
+        return List.of(h);
+    }
+}
