@@ -129,8 +129,8 @@ public final class DemoMain implements Callable<Integer> {
         DemoServer.Options options = new DemoServer.Options("127.0.0.1", 0, timeout, Duration.ofSeconds(60), loops);
         try (DemoServer server = DemoServer.start(device, options)) {
             printHeader(server, discovery);
-            out.println("  load      " + Units.duration(load.toNanos()) + " after a " + Units.duration(warmup.toNanos())
-                    + " warm-up, " + concurrency + " requests in flight, GET /work" + (query.isEmpty() ? "" : "?" + query)
+            out.println("  load      " + Units.duration(load.toNanos())
+                    + (warmup.isZero() ? " (no warm-up), " : " after a " + Units.duration(warmup.toNanos()) + " warm-up, ") + concurrency + " requests in flight, GET /work" + (query.isEmpty() ? "" : "?" + query)
                     + ", reactor-netty HttpClient over loopback");
             out.println();
             LoadRunner.Result r = new LoadRunner(server, new LoadRunner.Options(load, warmup, concurrency, query, mode), out).run();

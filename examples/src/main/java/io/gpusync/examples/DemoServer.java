@@ -18,6 +18,8 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
 import reactor.netty.http.server.HttpServerRequest;
@@ -28,6 +30,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -153,12 +156,17 @@ public final class DemoServer implements AutoCloseable {
             return send(response, HttpResponseStatus.BAD_REQUEST, error("bad_request", e.getMessage(), 0));
         }
         Duration t = timeout;
+        // The answer is built and written on this connection's own event loop: whatever thread sees the
+        // completion (a device callback thread, another loop watching an fd) only hands it over.
+        Executor[] connectionLoop = new Executor[1];
+        request.withConnection(c -> connectionLoop[0] = c.channel().eventLoop());
+        Scheduler onConnectionLoop = Schedulers.fromExecutor(connectionLoop[0]);
         return Mono.defer(() -> {
                     SyncPoint point = device.submit(work);
                     long submitted = System.nanoTime();
                     WaitPath path = engine.pathFor(point.waiter());
                     lastPath = path;
-                    return engine.await(point, t).then(Mono.fromSupplier(() -> {
+                    return engine.await(point, t).publishOn(onConnectionLoop).then(Mono.fromSupplier(() -> {
                         long done = System.nanoTime();
                         ok.record(done - received, TimeUnit.NANOSECONDS);
                         return new Answer(HttpResponseStatus.OK, Json.object()

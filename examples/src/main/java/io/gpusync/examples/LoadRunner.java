@@ -136,7 +136,7 @@ public final class LoadRunner {
                             lastError.set(e);
                             return Mono.empty();
                         })
-                        .doFinally(s -> inFlight.decrementAndGet())
+                        .doOnTerminate(inFlight::decrementAndGet)
                         .then();
             });
             long period = options.progress() == Progress.BAR ? 200 : 1000;
