@@ -190,7 +190,7 @@ public final class DemoMain implements Callable<Integer> {
         }
         if (wakes > 0) {
             out.println("  wake-up   signal seen → subscriber completed: mean " + Units.duration(Math.round(wakeNanos / wakes))
-                    + ", max " + Units.duration(Math.round(wakeMax)) + " (gpusync.wake.latency, incl. the HTTP answer's hand-off)");
+                    + ", max " + Units.duration(Math.round(wakeMax)) + " (gpusync.wake.latency: the engine's hand-off to the connection's event loop)");
         }
         if (l.getTotalCount() > 0) {
             LatencyPlot.write(plot, "gpusync demo — " + server.device().backend() + ", concurrency " + concurrency

@@ -197,7 +197,8 @@ public final class LoadRunner {
         int width = 24;
         int filled = (int) Math.round(done * width);
         long count = all.sum();
-        double rate = lastTick == 0 ? 0 : (count - lastCount) * 1e9 / Math.max(1, now - lastTick);
+        double rate = last ? count * 1e9 / Math.max(1, now - start) // the final line: the whole run's average
+                : lastTick == 0 ? 0 : (count - lastCount) * 1e9 / Math.max(1, now - lastTick);
         lastCount = count;
         lastTick = now;
         Histogram h = interval.getIntervalHistogram();
