@@ -5,6 +5,7 @@ module io.gpusync.core {
     exports io.gpusync.spi;
     exports io.gpusync.cpu;
     exports io.gpusync.linux;
+    exports io.gpusync.cuda;
     exports io.gpusync.gl;
     exports io.gpusync.opencl;
     exports io.gpusync.vulkan;

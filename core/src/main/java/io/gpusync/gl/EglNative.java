@@ -11,36 +11,19 @@ import io.gpusync.bindings.gles.Gles;
 import io.gpusync.internal.NativeLibraries;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Everything the GL backend calls beyond the generated {@code Egl}/{@code Gles} header classes: the library
- * guard, the {@code EGL_KHR_*_sync} entry points (through {@code eglGetProcAddress}), a few core EGL
- * functions and constants the generated binding lacks (hand-written downcalls, see below), per-thread
- * scratch memory, and the EGL/GL error tables.
- *
- * <p>Missing from {@code io.gpusync.bindings.egl} (worked around here, not edited there):
- * {@code eglGetCurrentSurface}, {@code eglQueryContext}, {@code eglQueryAPI}, {@code eglCreatePbufferSurface},
- * {@code eglDestroySurface}; constants {@code EGL_WIDTH/HEIGHT/CONFIG_ID/CONTEXT_CLIENT_TYPE/DRAW/READ}.
- * Missing from {@code io.gpusync.bindings.gles}: {@code GL_CONTEXT_LOST}.
+ * Helpers of the GL backend around the generated {@code Egl}/{@code Gles} header classes: the library
+ * guard, the {@code EGL_KHR_*_sync} entry points (extension functions, resolved through
+ * {@code eglGetProcAddress}), a checked {@code eglQueryContext}, per-thread scratch memory, and the EGL/GL
+ * error tables. All core EGL/GLES functions and constants come from {@code io.gpusync.bindings.egl.Egl} and
+ * {@code io.gpusync.bindings.gles.Gles}; this class makes no downcalls of its own.
  */
 final class EglNative {
-    static final int EGL_CONFIG_ID = 0x3028;
-    static final int EGL_HEIGHT = 0x3056;
-    static final int EGL_WIDTH = 0x3057;
-    static final int EGL_DRAW = 0x3059;
-    static final int EGL_READ = 0x305A;
-    static final int EGL_CONTEXT_CLIENT_TYPE = 0x3097;
-    /** GLES 3.2 / GL 4.5 {@code GL_CONTEXT_LOST}. */
-    static final int GL_CONTEXT_LOST = 0x0507;
-
     private EglNative() {
     }
 
@@ -55,83 +38,16 @@ final class EglNative {
         NativeLibraries.require(BackendKind.OPENGL, "libGLESv2.so.2");
     }
 
-    // ---------------------------------------------------------------- hand-written core EGL downcalls
-
-    private static final class Core {
-        static final SymbolLookup LIB = SymbolLookup.libraryLookup("libEGL.so.1", Arena.global());
-        static final MethodHandle GET_CURRENT_SURFACE = handle("eglGetCurrentSurface",
-                FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
-        static final MethodHandle QUERY_CONTEXT = handle("eglQueryContext",
-                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS,
-                        ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
-        static final MethodHandle QUERY_API = handle("eglQueryAPI", FunctionDescriptor.of(ValueLayout.JAVA_INT));
-        static final MethodHandle CREATE_PBUFFER = handle("eglCreatePbufferSurface",
-                FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.ADDRESS,
-                        ValueLayout.ADDRESS));
-        static final MethodHandle DESTROY_SURFACE = handle("eglDestroySurface",
-                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS));
-
-        private static MethodHandle handle(String name, FunctionDescriptor d) {
-            return Linker.nativeLinker().downcallHandle(LIB.findOrThrow(name), d);
-        }
-    }
-
-    static MemorySegment eglGetCurrentSurface(int readdraw) {
-        try {
-            return (MemorySegment) Core.GET_CURRENT_SURFACE.invokeExact(readdraw);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-    }
+    // ---------------------------------------------------------------- core EGL helpers
 
     /** {@code eglQueryContext} of an {@code EGLint} attribute; throws on {@code EGL_FALSE}. */
     static int eglQueryContext(MemorySegment dpy, MemorySegment ctx, int attribute, String what) {
         MemorySegment out = Scratch.get().word;
         out.set(ValueLayout.JAVA_INT, 0, 0);
-        int ok;
-        try {
-            ok = (int) Core.QUERY_CONTEXT.invokeExact(dpy, ctx, attribute, out);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-        if (ok == Egl.EGL_FALSE()) {
+        if (Egl.eglQueryContext(dpy, ctx, attribute, out) == Egl.EGL_FALSE()) {
             throw eglFailure("eglQueryContext(" + what + ") on context " + hex(ctx));
         }
         return out.get(ValueLayout.JAVA_INT, 0);
-    }
-
-    static int eglQueryAPI() {
-        try {
-            return (int) Core.QUERY_API.invokeExact();
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-    }
-
-    static MemorySegment eglCreatePbufferSurface(MemorySegment dpy, MemorySegment config, MemorySegment attribs) {
-        try {
-            return (MemorySegment) Core.CREATE_PBUFFER.invokeExact(dpy, config, attribs);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-    }
-
-    static int eglDestroySurface(MemorySegment dpy, MemorySegment surface) {
-        try {
-            return (int) Core.DESTROY_SURFACE.invokeExact(dpy, surface);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-    }
-
-    private static RuntimeException rethrow(Throwable t) {
-        if (t instanceof RuntimeException r) {
-            throw r;
-        }
-        if (t instanceof Error e) {
-            throw e;
-        }
-        throw new IllegalStateException(t);
     }
 
     // ---------------------------------------------------------------- EGL_KHR_fence_sync / reusable_sync
@@ -233,7 +149,7 @@ final class EglNative {
                 Gles.GL_INVALID_OPERATION(), "GL_INVALID_OPERATION",
                 Gles.GL_OUT_OF_MEMORY(), "GL_OUT_OF_MEMORY",
                 Gles.GL_INVALID_FRAMEBUFFER_OPERATION(), "GL_INVALID_FRAMEBUFFER_OPERATION",
-                GL_CONTEXT_LOST, "GL_CONTEXT_LOST");
+                Gles.GL_CONTEXT_LOST(), "GL_CONTEXT_LOST");
     }
 
     static String eglErrorName(int code) {
@@ -263,7 +179,7 @@ final class EglNative {
     static SyncException glFailure(String what) {
         int code = Gles.glGetError();
         String name = glErrorName(code);
-        if (code == GL_CONTEXT_LOST) {
+        if (code == Gles.GL_CONTEXT_LOST()) {
             return new DeviceLostException(BackendKind.OPENGL, what + " failed: " + name);
         }
         ErrorKind kind = code == Gles.GL_OUT_OF_MEMORY() ? ErrorKind.RECOVERABLE : ErrorKind.CONFIGURATION;

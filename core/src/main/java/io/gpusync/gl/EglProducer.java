@@ -89,12 +89,12 @@ public final class EglProducer implements AutoCloseable {
                         "no EGL config with OpenGL ES 3 and pbuffers on the surfaceless display");
             }
             MemorySegment config = configs.get(ValueLayout.ADDRESS, 0);
-            MemorySegment surface = EglNative.eglCreatePbufferSurface(display, config, arena.allocateFrom(
-                    ValueLayout.JAVA_INT, EglNative.EGL_WIDTH, width, EglNative.EGL_HEIGHT, height, Egl.EGL_NONE()));
+            MemorySegment surface = Egl.eglCreatePbufferSurface(display, config, arena.allocateFrom(
+                    ValueLayout.JAVA_INT, Egl.EGL_WIDTH(), width, Egl.EGL_HEIGHT(), height, Egl.EGL_NONE()));
             if (surface.equals(Egl.EGL_NO_SURFACE())) {
                 throw EglNative.eglFailure("eglCreatePbufferSurface(" + width + "x" + height + ")");
             }
-            int previousApi = EglNative.eglQueryAPI();
+            int previousApi = Egl.eglQueryAPI();
             Egl.eglBindAPI(Egl.EGL_OPENGL_ES_API());
             MemorySegment context;
             try {
@@ -105,7 +105,7 @@ public final class EglProducer implements AutoCloseable {
             }
             if (context.equals(Egl.EGL_NO_CONTEXT())) {
                 var e = EglNative.eglFailure("eglCreateContext(OpenGL ES 3)");
-                EglNative.eglDestroySurface(display, surface);
+                Egl.eglDestroySurface(display, surface);
                 throw e;
             }
             return new EglProducer(display, surface, context);
@@ -196,7 +196,7 @@ public final class EglProducer implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException(this + " is closed");
         }
-        int previousApi = EglNative.eglQueryAPI();
+        int previousApi = Egl.eglQueryAPI();
         if (previousApi != Egl.EGL_OPENGL_ES_API()) {
             Egl.eglBindAPI(Egl.EGL_OPENGL_ES_API());
         }
@@ -206,8 +206,8 @@ public final class EglProducer implements AutoCloseable {
                 return action.get();
             }
             MemorySegment prevDisplay = Egl.eglGetCurrentDisplay();
-            MemorySegment prevDraw = EglNative.eglGetCurrentSurface(EglNative.EGL_DRAW);
-            MemorySegment prevRead = EglNative.eglGetCurrentSurface(EglNative.EGL_READ);
+            MemorySegment prevDraw = Egl.eglGetCurrentSurface(Egl.EGL_DRAW());
+            MemorySegment prevRead = Egl.eglGetCurrentSurface(Egl.EGL_READ());
             if (Egl.eglMakeCurrent(display, surface, surface, context) == Egl.EGL_FALSE()) {
                 throw EglNative.eglFailure("eglMakeCurrent(producer context " + EglNative.hex(context) + ")");
             }
@@ -236,7 +236,7 @@ public final class EglProducer implements AutoCloseable {
         closed = true;
         shareGroup.close();
         Egl.eglDestroyContext(display, context);
-        EglNative.eglDestroySurface(display, surface);
+        Egl.eglDestroySurface(display, surface);
     }
 
     @Override

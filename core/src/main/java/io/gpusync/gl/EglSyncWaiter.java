@@ -14,7 +14,6 @@ import io.gpusync.spi.Timeouts;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The waiter of an {@code EGLSync} (a fence sync of {@code EGL_KHR_fence_sync} or a host-signalled sync of
@@ -38,8 +37,6 @@ import java.util.concurrent.atomic.AtomicLong;
  * Fence syncs use {@code EGL_FOREVER_KHR} and single timed waits.
  */
 final class EglSyncWaiter implements BlockingWaiter {
-    /** Owned EGLSyncs destroyed so far (tests check "exactly once"). */
-    static final AtomicLong DESTROYED = new AtomicLong();
     /** The longest single wait on a reusable sync (bounds Mesa's lost wake-up). */
     static final long REUSABLE_SLICE_NANOS = 100_000_000L;
 
@@ -65,7 +62,6 @@ final class EglSyncWaiter implements BlockingWaiter {
             if (PFNEGLDESTROYSYNCKHRPROC.invoke(fn, display, sync) == Egl.EGL_FALSE()) {
                 throw EglNative.eglFailure("eglDestroySyncKHR(" + EglNative.hex(sync) + ")");
             }
-            DESTROYED.incrementAndGet();
         }
     }
 
@@ -138,6 +134,11 @@ final class EglSyncWaiter implements BlockingWaiter {
 
     private int status() {
         return attrib(display, sync, Egl.EGL_SYNC_STATUS_KHR(), "EGL_SYNC_STATUS_KHR");
+    }
+
+    /** The anchor of the sync object (tests observe its release through it). */
+    NativeAnchor anchor() {
+        return claim.anchor();
     }
 
     @Override

@@ -13,7 +13,6 @@ import io.gpusync.spi.Timeouts;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The waiter of a {@code GLsync} ({@link io.gpusync.SyncPoint.OpenGLSync} with platform
@@ -40,8 +39,6 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class GlSyncWaiter implements BlockingWaiter {
     static final long SLICE_NANOS = 1_000_000_000L;
-    /** Owned GLsyncs deleted so far (tests check "exactly once"). */
-    static final AtomicLong DELETED = new AtomicLong();
 
     private final GlShareGroup group; // keeps the group reachable while this waiter is
     private final ShareContexts contexts;
@@ -63,7 +60,6 @@ final class GlSyncWaiter implements BlockingWaiter {
         public void run() {
             try (ShareContexts.Binding ignored = contexts.bind()) {
                 Gles.glDeleteSync(sync);
-                DELETED.incrementAndGet();
             } finally {
                 groupHold.exit();
             }
@@ -147,6 +143,11 @@ final class GlSyncWaiter implements BlockingWaiter {
         } finally {
             claim.exit();
         }
+    }
+
+    /** The anchor of the sync object (tests observe its release through it). */
+    NativeAnchor anchor() {
+        return claim.anchor();
     }
 
     @Override

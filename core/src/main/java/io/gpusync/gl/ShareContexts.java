@@ -52,18 +52,18 @@ final class ShareContexts {
 
     /** Reads the producer's client API, version and config so that our contexts can share with it. */
     static ShareContexts of(MemorySegment display, MemorySegment producer) {
-        int clientType = EglNative.eglQueryContext(display, producer, EglNative.EGL_CONTEXT_CLIENT_TYPE,
+        int clientType = EglNative.eglQueryContext(display, producer, Egl.EGL_CONTEXT_CLIENT_TYPE(),
                 "EGL_CONTEXT_CLIENT_TYPE");
         if (clientType != Egl.EGL_OPENGL_ES_API() && clientType != Egl.EGL_OPENGL_API()) {
             throw new SyncNotSupportedException(BackendKind.OPENGL, "context " + EglNative.hex(producer)
                     + " is neither an OpenGL nor an OpenGL ES context (client type 0x"
                     + Integer.toHexString(clientType) + "): it has no GLsync objects");
         }
-        int configId = EglNative.eglQueryContext(display, producer, EglNative.EGL_CONFIG_ID, "EGL_CONFIG_ID");
+        int configId = EglNative.eglQueryContext(display, producer, Egl.EGL_CONFIG_ID(), "EGL_CONFIG_ID");
         MemorySegment config = Egl.EGL_NO_CONFIG_KHR();
         Arena arena = Arena.ofAuto();
         if (configId != 0) {
-            MemorySegment query = arena.allocateFrom(ValueLayout.JAVA_INT, EglNative.EGL_CONFIG_ID, configId,
+            MemorySegment query = arena.allocateFrom(ValueLayout.JAVA_INT, Egl.EGL_CONFIG_ID(), configId,
                     Egl.EGL_NONE());
             MemorySegment out = arena.allocate(ValueLayout.ADDRESS);
             MemorySegment n = arena.allocate(ValueLayout.JAVA_INT);
@@ -96,7 +96,7 @@ final class ShareContexts {
      * which restores the thread's previous binding (context, display, draw and read surfaces, bound API).
      */
     Binding bind() {
-        int previousApi = EglNative.eglQueryAPI();
+        int previousApi = Egl.eglQueryAPI();
         boolean switchApi = previousApi != api;
         if (switchApi && Egl.eglBindAPI(api) == Egl.EGL_FALSE()) {
             throw EglNative.eglFailure("eglBindAPI(0x" + Integer.toHexString(api) + ")");
@@ -114,8 +114,8 @@ final class ShareContexts {
             MemorySegment prevRead = null;
             if (!current.equals(Egl.EGL_NO_CONTEXT())) {
                 prevDisplay = Egl.eglGetCurrentDisplay();
-                prevDraw = EglNative.eglGetCurrentSurface(EglNative.EGL_DRAW);
-                prevRead = EglNative.eglGetCurrentSurface(EglNative.EGL_READ);
+                prevDraw = Egl.eglGetCurrentSurface(Egl.EGL_DRAW());
+                prevRead = Egl.eglGetCurrentSurface(Egl.EGL_READ());
             }
             MemorySegment ctx = take();
             if (Egl.eglMakeCurrent(display, Egl.EGL_NO_SURFACE(), Egl.EGL_NO_SURFACE(), ctx) == Egl.EGL_FALSE()) {

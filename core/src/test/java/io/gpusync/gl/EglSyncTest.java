@@ -8,6 +8,7 @@ import io.gpusync.SyncPoint;
 import io.gpusync.SyncTimeoutException;
 import io.gpusync.bindings.egl.Egl;
 import io.gpusync.spi.BlockingWaiter;
+import io.gpusync.spi.NativeAnchor;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -137,20 +138,21 @@ class EglSyncTest {
     void closingDuringAWaitDefersEglDestroySyncUntilTheWaitReturnsAndDestroysExactlyOnce() throws Exception {
         EglReusableSync sync = producer.reusableSync();
         SyncPoint point = sync.point();
-        long destroyedBefore = EglSyncWaiter.DESTROYED.get();
+        NativeAnchor anchor = ((EglSyncWaiter) point.waiter()).anchor();
+        assertThat(anchor.isOwned()).isTrue();
         CompletableFuture<Void> waiting = onNewThread(() -> point.await(Duration.ofMillis(400)));
         letItBlock(waiting);
 
         point.waiter().close();
         sync.close();
         sync.close();
-        assertThat(EglSyncWaiter.DESTROYED.get()).as("not while the wait is in progress").isEqualTo(destroyedBefore);
+        assertThat(anchor.isReleased()).as("not while the wait is in progress").isFalse();
         assertThat(EglSyncWaiter.syncType(producer.display(), sync.handle())).as("still a live sync")
                 .isEqualTo(Egl.EGL_SYNC_REUSABLE_KHR());
 
         assertThatThrownBy(() -> waiting.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(SyncTimeoutException.class);
-        assertThat(EglSyncWaiter.DESTROYED.get() - destroyedBefore).as("destroyed exactly once, after the wait")
-                .isEqualTo(1);
+        // NativeAnchor runs its release action once; the EGL error below shows that it really destroyed the sync
+        assertThat(anchor.isReleased()).as("destroyed after the wait").isTrue();
         assertThatThrownBy(() -> EglSyncWaiter.syncType(producer.display(), sync.handle()))
                 .isInstanceOf(SyncBackendException.class).hasMessageContaining("EGL_BAD_PARAMETER");
         assertThatThrownBy(sync::signal).isInstanceOf(IllegalStateException.class);
@@ -159,13 +161,16 @@ class EglSyncTest {
 
     @Test
     void theSyncLivesUntilBothTheProducerAndThePointAreClosed() {
-        long destroyedBefore = EglSyncWaiter.DESTROYED.get();
         EglReusableSync sync = producer.reusableSync();
         SyncPoint point = sync.point();
+        NativeAnchor anchor = ((EglSyncWaiter) point.waiter()).anchor();
         sync.close();
+        assertThat(anchor.isReleased()).isFalse();
         assertThat(point.isSignaled()).isFalse(); // the point still holds it
         point.waiter().close();
-        assertThat(EglSyncWaiter.DESTROYED.get() - destroyedBefore).isEqualTo(1);
+        assertThat(anchor.isReleased()).isTrue();
+        assertThatThrownBy(() -> EglSyncWaiter.syncType(producer.display(), sync.handle()))
+                .isInstanceOf(SyncBackendException.class).hasMessageContaining("EGL_BAD_PARAMETER");
     }
 
     @Test
@@ -174,9 +179,12 @@ class EglSyncTest {
             SyncPoint borrowed = EglSyncs.borrow(producer.display().address(), sync.handle().address());
             sync.signal();
             borrowed.await(Duration.ofSeconds(1));
-            long destroyedBefore = EglSyncWaiter.DESTROYED.get();
+            NativeAnchor anchor = ((EglSyncWaiter) borrowed.waiter()).anchor();
+            assertThat(anchor.isOwned()).isFalse();
             borrowed.waiter().close();
-            assertThat(EglSyncWaiter.DESTROYED.get()).isEqualTo(destroyedBefore);
+            assertThat(anchor.isReleased()).as("given up").isTrue();
+            assertThat(EglSyncWaiter.syncType(producer.display(), sync.handle())).as("still a live sync")
+                    .isEqualTo(Egl.EGL_SYNC_REUSABLE_KHR());
             assertThat(sync.point().isSignaled()).isTrue();
             sync.point().waiter().close();
         }

@@ -8,6 +8,7 @@ import io.gpusync.SyncTimeoutException;
 import io.gpusync.bindings.egl.Egl;
 import io.gpusync.bindings.gles.Gles;
 import io.gpusync.spi.BlockingWaiter;
+import io.gpusync.spi.NativeAnchor;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -144,7 +145,8 @@ class GlSyncTest {
     @Test
     void closingDuringAWaitDefersGlDeleteSyncUntilTheWaitReturnsAndDeletesExactlyOnce() throws Exception {
         SyncPoint.OpenGLSync point = heavy.fence(HEAVY_CLEARS);
-        long deletedBefore = GlSyncWaiter.DELETED.get();
+        NativeAnchor anchor = ((GlSyncWaiter) point.waiter()).anchor();
+        assertThat(anchor.isOwned()).isTrue();
         CountDownLatch started = new CountDownLatch(1);
         CompletableFuture<Void> waiting = CompletableFuture.runAsync(() -> {
             started.countDown();
@@ -157,10 +159,12 @@ class GlSyncTest {
         boolean stillWaiting = !waiting.isDone();
         // the sync must still exist while the wait is (or was) in progress
         if (stillWaiting) {
+            assertThat(anchor.isReleased()).as("not released during the wait").isFalse();
             assertThat(liveInProducer(heavy, point)).as("GLsync alive during the wait").isTrue();
         }
         waiting.get(60, TimeUnit.SECONDS);
-        assertThat(GlSyncWaiter.DELETED.get() - deletedBefore).as("deleted exactly once").isEqualTo(1);
+        // NativeAnchor runs its release action once; liveInProducer shows that it really deleted the GLsync
+        assertThat(anchor.isReleased()).as("released after the wait").isTrue();
         assertThat(liveInProducer(heavy, point)).as("deleted after the wait").isFalse();
         assertThatThrownBy(() -> point.await(Duration.ZERO)).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(point::isSignaled).isInstanceOf(IllegalStateException.class);

@@ -23,6 +23,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class VulkanErrorsTest {
 
+    /**
+     * Loses the device the only way a test can: host-signalling a timeline value ≤ its counter, which is
+     * invalid usage. Lavapipe answers VK_ERROR_DEVICE_LOST and stays lost; other drivers (NVIDIA's on the
+     * H200 answers VK_SUCCESS) may not, and then the test is skipped with that reason.
+     */
+    private static void provokeDeviceLoss(VulkanContext ctx, VulkanDevice d, SyncPoint.Vulkan p, long lowered) {
+        int result = d.state.fns.signalSemaphore(p.semaphore(), lowered);
+        org.junit.jupiter.api.Assumptions.assumeTrue(result == Vulkan.VK_ERROR_DEVICE_LOST(), () -> ctx.deviceName()
+                + " does not lose the device on a lowered host signal (returned " + result
+                + "); device-loss paths are exercised on lavapipe");
+    }
+
     @Test
     void afterTheDriverLosesTheDeviceAProbeThrowsDeviceLostNeverFalse() {
         try (VulkanContext own = Lavapipe.context()) {
@@ -31,7 +43,7 @@ class VulkanErrorsTest {
             SyncPoint p6 = p.withValue(6);
             try {
                 // bypass hostSignal's guard: signalling a value ≤ the counter loses the device on lavapipe
-                assertThat(d.state.fns.signalSemaphore(p.semaphore(), 5)).isEqualTo(Vulkan.VK_ERROR_DEVICE_LOST());
+                provokeDeviceLoss(own, d, p, 5);
                 assertThat(d.state.isLost()).isFalse(); // gpusync has not seen it yet: the driver must report it
                 assertThatThrownBy(p6::isSignaled).isInstanceOf(DeviceLostException.class)
                         .hasMessageContaining("VK_ERROR_DEVICE_LOST")
@@ -54,7 +66,7 @@ class VulkanErrorsTest {
             SyncPoint p6 = p.withValue(6);
             VulkanFenceWaiter fence = d.createFence(false);
             try {
-                assertThat(d.state.fns.signalSemaphore(p.semaphore(), 4)).isEqualTo(Vulkan.VK_ERROR_DEVICE_LOST());
+                provokeDeviceLoss(own, d, p, 4);
                 assertThatThrownBy(() -> p6.await(SyncPoint.FOREVER)).isInstanceOf(DeviceLostException.class)
                         .hasMessageContaining("0x" + Long.toHexString(p.semaphore()));
                 assertThatThrownBy(() -> d.waitSet().awaitAny(List.of((WaitSetMember) p6.waiter()), Duration.ofSeconds(1)))
@@ -78,7 +90,7 @@ class VulkanErrorsTest {
             SyncPoint.Vulkan p = d.createTimelineSemaphore(5);
             VulkanFenceWaiter fence = d.createFence(false);
             try {
-                assertThat(d.state.fns.signalSemaphore(p.semaphore(), 1)).isEqualTo(Vulkan.VK_ERROR_DEVICE_LOST());
+                provokeDeviceLoss(own, d, p, 1);
                 assertThat(d.state.fns.waitForFence(fence.fence(), 0)).isEqualTo(Vulkan.VK_ERROR_DEVICE_LOST());
                 assertThat(d.state.fns.waitSemaphore(p.semaphore(), 1, 0)).isEqualTo(Vulkan.VK_ERROR_DEVICE_LOST());
             } finally {

@@ -151,7 +151,7 @@ final class SpinThenPoll implements WaitStrategy {
                     idle.reset();
                 }
                 long t0 = System.nanoTime();
-                int completions = pass();
+                int completions = ProbePass.run(active);
                 idle.idle(completions, System.nanoTime() - t0);
             }
             active.clear();
@@ -165,46 +165,6 @@ final class SpinThenPoll implements WaitStrategy {
                 any = true;
             }
             return any;
-        }
-
-        /** The spin budget of a spin-then-callback wait is spent: the callback path takes it over. */
-        private static void handOver(PendingWait w) {
-            WaitStrategy next = w.handOverTo;
-            w.handOverTo = null;
-            w.strategy = next;
-            if (!w.isDone()) {
-                next.start(w);
-            }
-        }
-
-        /** Probes every active wait once (newest first); removes finished ones. */
-        private int pass() {
-            int completions = 0;
-            for (int i = active.size() - 1; i >= 0; i--) {
-                PendingWait w = active.get(i);
-                boolean remove = w.isDone();
-                if (!remove) {
-                    try {
-                        if (w.waiter.isSignaled()) {
-                            w.signalled();
-                            completions++;
-                            remove = true;
-                        } else if (w.handOverTo != null && System.nanoTime() - w.startNanos > w.handOverAfterNanos) {
-                            handOver(w);
-                            remove = true;
-                        }
-                    } catch (Throwable e) {
-                        w.failed(e); // an error ends the wait: never probe a failed waiter again
-                        remove = true;
-                    }
-                }
-                if (remove) {
-                    int last = active.size() - 1;
-                    active.set(i, active.get(last));
-                    active.remove(last);
-                }
-            }
-            return completions;
         }
     }
 }

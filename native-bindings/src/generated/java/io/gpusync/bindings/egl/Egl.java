@@ -132,6 +132,24 @@ public class Egl extends Egl$shared {
     public static int EGL_BAD_SURFACE() {
         return EGL_BAD_SURFACE;
     }
+    private static final int EGL_CONFIG_ID = (int)12328L;
+    /**
+     * {@snippet lang=c :
+     * #define EGL_CONFIG_ID 12328
+     * }
+     */
+    public static int EGL_CONFIG_ID() {
+        return EGL_CONFIG_ID;
+    }
+    private static final int EGL_DRAW = (int)12377L;
+    /**
+     * {@snippet lang=c :
+     * #define EGL_DRAW 12377
+     * }
+     */
+    public static int EGL_DRAW() {
+        return EGL_DRAW;
+    }
     private static final int EGL_EXTENSIONS = (int)12373L;
     /**
      * {@snippet lang=c :
@@ -149,6 +167,15 @@ public class Egl extends Egl$shared {
      */
     public static int EGL_FALSE() {
         return EGL_FALSE;
+    }
+    private static final int EGL_HEIGHT = (int)12374L;
+    /**
+     * {@snippet lang=c :
+     * #define EGL_HEIGHT 12374
+     * }
+     */
+    public static int EGL_HEIGHT() {
+        return EGL_HEIGHT;
     }
     private static final int EGL_NONE = (int)12344L;
     /**
@@ -176,6 +203,15 @@ public class Egl extends Egl$shared {
      */
     public static int EGL_PBUFFER_BIT() {
         return EGL_PBUFFER_BIT;
+    }
+    private static final int EGL_READ = (int)12378L;
+    /**
+     * {@snippet lang=c :
+     * #define EGL_READ 12378
+     * }
+     */
+    public static int EGL_READ() {
+        return EGL_READ;
     }
     private static final int EGL_SUCCESS = (int)12288L;
     /**
@@ -222,6 +258,15 @@ public class Egl extends Egl$shared {
     public static int EGL_VERSION() {
         return EGL_VERSION;
     }
+    private static final int EGL_WIDTH = (int)12375L;
+    /**
+     * {@snippet lang=c :
+     * #define EGL_WIDTH 12375
+     * }
+     */
+    public static int EGL_WIDTH() {
+        return EGL_WIDTH;
+    }
     private static final int EGL_CONTEXT_LOST = (int)12302L;
     /**
      * {@snippet lang=c :
@@ -239,6 +284,15 @@ public class Egl extends Egl$shared {
      */
     public static int EGL_CLIENT_APIS() {
         return EGL_CLIENT_APIS;
+    }
+    private static final int EGL_CONTEXT_CLIENT_TYPE = (int)12439L;
+    /**
+     * {@snippet lang=c :
+     * #define EGL_CONTEXT_CLIENT_TYPE 12439
+     * }
+     */
+    public static int EGL_CONTEXT_CLIENT_TYPE() {
+        return EGL_CONTEXT_CLIENT_TYPE;
     }
     private static final int EGL_OPENGL_ES_API = (int)12448L;
     /**
@@ -692,6 +746,68 @@ public class Egl extends Egl$shared {
         }
     }
 
+    private static class eglCreatePbufferSurface {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            Egl.C_POINTER,
+            Egl.C_POINTER,
+            Egl.C_POINTER,
+            Egl.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("eglCreatePbufferSurface");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * EGLSurface eglCreatePbufferSurface(EGLDisplay dpy, EGLConfig config, const EGLint *attrib_list)
+     * }
+     */
+    public static FunctionDescriptor eglCreatePbufferSurface$descriptor() {
+        return eglCreatePbufferSurface.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * EGLSurface eglCreatePbufferSurface(EGLDisplay dpy, EGLConfig config, const EGLint *attrib_list)
+     * }
+     */
+    public static MethodHandle eglCreatePbufferSurface$handle() {
+        return eglCreatePbufferSurface.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * EGLSurface eglCreatePbufferSurface(EGLDisplay dpy, EGLConfig config, const EGLint *attrib_list)
+     * }
+     */
+    public static MemorySegment eglCreatePbufferSurface$address() {
+        return eglCreatePbufferSurface.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * EGLSurface eglCreatePbufferSurface(EGLDisplay dpy, EGLConfig config, const EGLint *attrib_list)
+     * }
+     */
+    public static MemorySegment eglCreatePbufferSurface(MemorySegment dpy, MemorySegment config, MemorySegment attrib_list) {
+        var mh$ = eglCreatePbufferSurface.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("eglCreatePbufferSurface", dpy, config, attrib_list);
+            }
+            return (MemorySegment)mh$.invokeExact(dpy, config, attrib_list);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
     private static class eglDestroyContext {
         public static final FunctionDescriptor DESC = FunctionDescriptor.of(
             Egl.C_INT,
@@ -753,6 +869,67 @@ public class Egl extends Egl$shared {
         }
     }
 
+    private static class eglDestroySurface {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            Egl.C_INT,
+            Egl.C_POINTER,
+            Egl.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("eglDestroySurface");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * EGLBoolean eglDestroySurface(EGLDisplay dpy, EGLSurface surface)
+     * }
+     */
+    public static FunctionDescriptor eglDestroySurface$descriptor() {
+        return eglDestroySurface.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * EGLBoolean eglDestroySurface(EGLDisplay dpy, EGLSurface surface)
+     * }
+     */
+    public static MethodHandle eglDestroySurface$handle() {
+        return eglDestroySurface.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * EGLBoolean eglDestroySurface(EGLDisplay dpy, EGLSurface surface)
+     * }
+     */
+    public static MemorySegment eglDestroySurface$address() {
+        return eglDestroySurface.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * EGLBoolean eglDestroySurface(EGLDisplay dpy, EGLSurface surface)
+     * }
+     */
+    public static int eglDestroySurface(MemorySegment dpy, MemorySegment surface) {
+        var mh$ = eglDestroySurface.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("eglDestroySurface", dpy, surface);
+            }
+            return (int)mh$.invokeExact(dpy, surface);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
     private static class eglGetCurrentDisplay {
         public static final FunctionDescriptor DESC = FunctionDescriptor.of(
             Egl.C_POINTER    );
@@ -804,6 +981,66 @@ public class Egl extends Egl$shared {
                 traceDowncall("eglGetCurrentDisplay");
             }
             return (MemorySegment)mh$.invokeExact();
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class eglGetCurrentSurface {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            Egl.C_POINTER,
+            Egl.C_INT
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("eglGetCurrentSurface");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * EGLSurface eglGetCurrentSurface(EGLint readdraw)
+     * }
+     */
+    public static FunctionDescriptor eglGetCurrentSurface$descriptor() {
+        return eglGetCurrentSurface.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * EGLSurface eglGetCurrentSurface(EGLint readdraw)
+     * }
+     */
+    public static MethodHandle eglGetCurrentSurface$handle() {
+        return eglGetCurrentSurface.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * EGLSurface eglGetCurrentSurface(EGLint readdraw)
+     * }
+     */
+    public static MemorySegment eglGetCurrentSurface$address() {
+        return eglGetCurrentSurface.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * EGLSurface eglGetCurrentSurface(EGLint readdraw)
+     * }
+     */
+    public static MemorySegment eglGetCurrentSurface(int readdraw) {
+        var mh$ = eglGetCurrentSurface.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("eglGetCurrentSurface", readdraw);
+            }
+            return (MemorySegment)mh$.invokeExact(readdraw);
         } catch (Error | RuntimeException ex) {
            throw ex;
         } catch (Throwable ex$) {
@@ -1114,6 +1351,69 @@ public class Egl extends Egl$shared {
         }
     }
 
+    private static class eglQueryContext {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            Egl.C_INT,
+            Egl.C_POINTER,
+            Egl.C_POINTER,
+            Egl.C_INT,
+            Egl.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("eglQueryContext");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * EGLBoolean eglQueryContext(EGLDisplay dpy, EGLContext ctx, EGLint attribute, EGLint *value)
+     * }
+     */
+    public static FunctionDescriptor eglQueryContext$descriptor() {
+        return eglQueryContext.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * EGLBoolean eglQueryContext(EGLDisplay dpy, EGLContext ctx, EGLint attribute, EGLint *value)
+     * }
+     */
+    public static MethodHandle eglQueryContext$handle() {
+        return eglQueryContext.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * EGLBoolean eglQueryContext(EGLDisplay dpy, EGLContext ctx, EGLint attribute, EGLint *value)
+     * }
+     */
+    public static MemorySegment eglQueryContext$address() {
+        return eglQueryContext.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * EGLBoolean eglQueryContext(EGLDisplay dpy, EGLContext ctx, EGLint attribute, EGLint *value)
+     * }
+     */
+    public static int eglQueryContext(MemorySegment dpy, MemorySegment ctx, int attribute, MemorySegment value) {
+        var mh$ = eglQueryContext.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("eglQueryContext", dpy, ctx, attribute, value);
+            }
+            return (int)mh$.invokeExact(dpy, ctx, attribute, value);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
     private static class eglQueryString {
         public static final FunctionDescriptor DESC = FunctionDescriptor.of(
             Egl.C_POINTER,
@@ -1288,6 +1588,64 @@ public class Egl extends Egl$shared {
                 traceDowncall("eglBindAPI", api);
             }
             return (int)mh$.invokeExact(api);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class eglQueryAPI {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            Egl.C_INT    );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("eglQueryAPI");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * EGLenum eglQueryAPI()
+     * }
+     */
+    public static FunctionDescriptor eglQueryAPI$descriptor() {
+        return eglQueryAPI.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * EGLenum eglQueryAPI()
+     * }
+     */
+    public static MethodHandle eglQueryAPI$handle() {
+        return eglQueryAPI.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * EGLenum eglQueryAPI()
+     * }
+     */
+    public static MemorySegment eglQueryAPI$address() {
+        return eglQueryAPI.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * EGLenum eglQueryAPI()
+     * }
+     */
+    public static int eglQueryAPI() {
+        var mh$ = eglQueryAPI.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("eglQueryAPI");
+            }
+            return (int)mh$.invokeExact();
         } catch (Error | RuntimeException ex) {
            throw ex;
         } catch (Throwable ex$) {

@@ -267,6 +267,15 @@ public class Gles extends Gles$shared {
     public static int GL_SYNC_FLUSH_COMMANDS_BIT() {
         return GL_SYNC_FLUSH_COMMANDS_BIT;
     }
+    private static final int GL_CONTEXT_LOST = (int)1287L;
+    /**
+     * {@snippet lang=c :
+     * #define GL_CONTEXT_LOST 1287
+     * }
+     */
+    public static int GL_CONTEXT_LOST() {
+        return GL_CONTEXT_LOST;
+    }
 
     private static class glClear {
         public static final FunctionDescriptor DESC = FunctionDescriptor.ofVoid(

@@ -1,0 +1,172 @@
+package io.gpusync.cuda;
+
+import io.gpusync.BackendKind;
+import io.gpusync.SyncInvalidArgumentException;
+import io.gpusync.SyncNotSupportedException;
+import io.gpusync.bindings.cuda.CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC;
+import io.gpusync.bindings.cuda.CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st;
+import io.gpusync.bindings.cuda.CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS;
+import io.gpusync.bindings.cuda.CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st;
+import io.gpusync.bindings.cuda.CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS;
+import io.gpusync.bindings.cuda.CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st;
+import io.gpusync.bindings.cuda.Cuda;
+import io.gpusync.spi.NativeAnchor;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Objects;
+
+/**
+ * A Vulkan (or other) timeline semaphore imported into CUDA ({@code CUexternalSemaphore}), for GPU-side
+ * hand-offs between Vulkan and CUDA with no CPU round trip: {@link #waitAsync} makes a CUDA stream wait until
+ * the semaphore reaches a value (signalled by Vulkan), {@link #signalAsync} sets it from a CUDA stream (for
+ * Vulkan to wait on).
+ *
+ * <p>Import: {@link #importTimelineFd} takes the opaque fd that Vulkan exports for a timeline semaphore
+ * ({@code vkGetSemaphoreFdKHR} with {@code VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT}, the semaphore
+ * created with {@code VkExportSemaphoreCreateInfo} and {@code VkSemaphoreTypeCreateInfo(TIMELINE)}, device
+ * extension {@code VK_KHR_external_semaphore_fd}) and imports it as
+ * {@code CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD}. The Vulkan device and the CUDA context must
+ * be on the same GPU (compare {@code VkPhysicalDeviceIDProperties.deviceUUID} with {@code cuDeviceGetUuid}).
+ *
+ * <p>Lifetime: {@code cuDestroyExternalSemaphore} (context pushed, popped iff pushed) once {@link #close()}
+ * has been called (or this object is unreachable) and no call on it is in progress. Thread-safe.
+ */
+@SuppressWarnings("try") // the pushed-context resource is used for its scope only
+public final class CudaExternalSemaphore implements AutoCloseable {
+    private final MemorySegment semaphore;
+    private final MemorySegment context;
+    private final NativeAnchor.Claim claim;
+
+    private CudaExternalSemaphore(MemorySegment semaphore, MemorySegment context) {
+        this.semaphore = semaphore;
+        this.context = context;
+        long sem = semaphore.address();
+        long ctx = context.address();
+        this.claim = NativeAnchor.owned("CUexternalSemaphore " + CudaDriver.hex(semaphore),
+                CudaDriver.offDriverThread(() -> destroy(MemorySegment.ofAddress(sem), MemorySegment.ofAddress(ctx))))
+                .claim(this);
+    }
+
+    /**
+     * Imports the timeline semaphore behind {@code fd} into {@code context} (NULL: current). On success the fd
+     * belongs to the CUDA driver (do not use or close it again); on failure it is still the caller's.
+     *
+     * @throws SyncNotSupportedException if the driver is absent, the device lacks timeline-semaphore interop,
+     *                                   or the import fails
+     */
+    public static CudaExternalSemaphore importTimelineFd(int fd, MemorySegment context) {
+        if (fd < 0) {
+            throw new SyncInvalidArgumentException(BackendKind.CUDA, "importTimelineFd needs a valid fd, got " + fd);
+        }
+        Objects.requireNonNull(context, "context");
+        CudaDriver.ensure();
+        MemorySegment ctx = CudaDriver.contextOrCurrent(context, "CudaExternalSemaphore.importTimelineFd");
+        try (CudaDriver.Pushed ignored = CudaDriver.Pushed.push(ctx, "CudaExternalSemaphore.importTimelineFd");
+             Arena arena = Arena.ofConfined()) {
+            MemorySegment pDev = arena.allocate(ValueLayout.JAVA_INT);
+            CudaResults.check(Cuda.cuCtxGetDevice(pDev), "cuCtxGetDevice(" + CudaDriver.hex(ctx) + ")");
+            MemorySegment attr = arena.allocate(ValueLayout.JAVA_INT);
+            int r = Cuda.cuDeviceGetAttribute(attr, Cuda.CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED(),
+                    pDev.get(ValueLayout.JAVA_INT, 0));
+            if (r == CudaResults.SUCCESS && attr.get(ValueLayout.JAVA_INT, 0) == 0) {
+                throw new SyncNotSupportedException(BackendKind.CUDA, "device " + pDev.get(ValueLayout.JAVA_INT, 0)
+                        + " does not support timeline-semaphore interop (CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED = 0)");
+            }
+            MemorySegment desc = CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC.allocate(arena); // zeroed: flags 0, reserved 0
+            desc.fill((byte) 0);
+            CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st.type(desc, Cuda.CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD());
+            CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st.handle.fd(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st.handle(desc), fd);
+            MemorySegment pSem = arena.allocate(ValueLayout.ADDRESS);
+            r = Cuda.cuImportExternalSemaphore(pSem, desc);
+            if (r != CudaResults.SUCCESS) {
+                String what = "cuImportExternalSemaphore(TIMELINE_SEMAPHORE_FD, fd " + fd + ")";
+                throw new SyncNotSupportedException(BackendKind.CUDA, what + " failed: " + CudaResults.name(r)
+                        + " (" + r + ")", CudaResults.exception(r, what));
+            }
+            return new CudaExternalSemaphore(MemorySegment.ofAddress(pSem.get(ValueLayout.ADDRESS, 0).address()), ctx);
+        }
+    }
+
+    /**
+     * Enqueues on {@code stream} a wait until the semaphore's value is at least {@code value} (unsigned): work
+     * enqueued on the stream afterwards runs only then. Never blocks the calling thread.
+     *
+     * @param stream a stream of this semaphore's context; NULL: that context's legacy default stream
+     */
+    public void waitAsync(MemorySegment stream, long value) {
+        Objects.requireNonNull(stream, "stream");
+        claim.enter();
+        try (CudaDriver.Pushed ignored = CudaDriver.Pushed.push(context, "CudaExternalSemaphore.waitAsync");
+             Arena arena = Arena.ofConfined()) {
+            MemorySegment params = CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS.allocate(arena);
+            params.fill((byte) 0);
+            CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st.params.fence.value(
+                    CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st.params.fence(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st.params(params)),
+                    value);
+            MemorySegment sems = arena.allocateFrom(ValueLayout.ADDRESS, semaphore);
+            CudaResults.check(Cuda.cuWaitExternalSemaphoresAsync(sems, params, 1, stream),
+                    "cuWaitExternalSemaphoresAsync(" + this + ", value " + Long.toUnsignedString(value) + ")");
+        } finally {
+            claim.exit();
+        }
+    }
+
+    /**
+     * Enqueues on {@code stream} a signal that sets the semaphore to {@code value} (unsigned) once the work
+     * enqueued before it has completed.
+     *
+     * @param stream a stream of this semaphore's context; NULL: that context's legacy default stream
+     */
+    public void signalAsync(MemorySegment stream, long value) {
+        Objects.requireNonNull(stream, "stream");
+        claim.enter();
+        try (CudaDriver.Pushed ignored = CudaDriver.Pushed.push(context, "CudaExternalSemaphore.signalAsync");
+             Arena arena = Arena.ofConfined()) {
+            MemorySegment params = CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS.allocate(arena);
+            params.fill((byte) 0);
+            CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st.params.fence.value(
+                    CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st.params.fence(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st.params(params)),
+                    value);
+            MemorySegment sems = arena.allocateFrom(ValueLayout.ADDRESS, semaphore);
+            CudaResults.check(Cuda.cuSignalExternalSemaphoresAsync(sems, params, 1, stream),
+                    "cuSignalExternalSemaphoresAsync(" + this + ", value " + Long.toUnsignedString(value) + ")");
+        } finally {
+            claim.exit();
+        }
+    }
+
+    /** The {@code CUexternalSemaphore} handle. */
+    public MemorySegment handle() {
+        return semaphore;
+    }
+
+    /** The context it was imported into. */
+    public MemorySegment context() {
+        return context;
+    }
+
+    private static void destroy(MemorySegment semaphore, MemorySegment context) {
+        int pushed = Cuda.cuCtxPushCurrent_v2(context);
+        try {
+            CudaDriver.logRelease(Cuda.cuDestroyExternalSemaphore(semaphore),
+                    "cuDestroyExternalSemaphore(" + CudaDriver.hex(semaphore) + ")");
+        } finally {
+            if (pushed == CudaResults.SUCCESS) {
+                CudaDriver.popQuietly(context);
+            }
+        }
+    }
+
+    /** Destroys the semaphore once no call on it is in progress. Idempotent. */
+    @Override
+    public void close() {
+        claim.close();
+    }
+
+    @Override
+    public String toString() {
+        return "CudaExternalSemaphore[" + CudaDriver.hex(semaphore) + ", context " + CudaDriver.hex(context) + "]";
+    }
+}

@@ -1,0 +1,228 @@
+package io.gpusync.cuda;
+
+import io.gpusync.BackendKind;
+import io.gpusync.DeviceLostException;
+import io.gpusync.ErrorKind;
+import io.gpusync.SyncBackendException;
+import io.gpusync.SyncException;
+import io.gpusync.SyncNotSupportedException;
+import io.gpusync.bindings.cuda.Cuda;
+import io.gpusync.internal.NativeLibraries;
+
+import java.io.InputStream;
+import java.lang.classfile.Attributes;
+import java.lang.classfile.ClassFile;
+import java.lang.classfile.ClassModel;
+import java.lang.classfile.FieldModel;
+import java.lang.classfile.constantpool.IntegerEntry;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Collections;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * {@code CUresult} codes: their names and what gpusync makes of them.
+ *
+ * <p><b>Names.</b> {@link #name(int)} asks the driver ({@code cuGetErrorName}) when {@code libcuda.so.1} is
+ * loadable (the driver knows codes newer than our header), and otherwise, or when the driver does not know the
+ * code, uses a static table of every {@code CUDA_SUCCESS}/{@code CUDA_ERROR_*} constant of the generated
+ * {@link Cuda} bindings (CUDA 13.0 headers). The table is read from the constant-value attributes of
+ * {@code Cuda.class} with the class-file API, <em>without initializing</em> {@link Cuda} (whose static
+ * initializer opens the driver), so it works on a machine without a driver, and it can never drift from the
+ * generated constants.
+ *
+ * <p><b>Classification</b> ({@link #exception}):
+ * <ul>
+ *   <li>sticky context errors ({@link #isStickyError}) — the context (for a primary context: the device for
+ *       the whole process) is unusable, every later call in it returns the same code: {@link DeviceLostException}
+ *       ({@link ErrorKind#FATAL}), with a {@link SyncBackendException} cause that carries the code; the same
+ *       for a context that is gone ({@code CUDA_ERROR_DEINITIALIZED}, {@code CUDA_ERROR_CONTEXT_IS_DESTROYED});</li>
+ *   <li>the request cannot work here (stub library, no device, not supported, driver too old):
+ *       {@link SyncNotSupportedException};</li>
+ *   <li>transient codes (out of memory, out of resources, timeout, not ready, unknown): a
+ *       {@link SyncBackendException} of kind {@link ErrorKind#RECOVERABLE};</li>
+ *   <li>everything else (invalid value/handle/context, …): {@link SyncBackendException} of kind
+ *       {@link ErrorKind#CONFIGURATION}.</li>
+ * </ul>
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class CudaResults {
+    /** {@code CUDA_SUCCESS}. */
+    public static final int SUCCESS = 0;
+    /** {@code CUDA_ERROR_NOT_READY}: a query's "not yet" — never an error for gpusync. */
+    public static final int NOT_READY = 600;
+    static final int INVALID_CONTEXT = 201;
+
+    // Literal codes (the CUresult ABI never renumbers); CudaResultsTest checks each against the generated name.
+    private static final int[] STICKY = {
+            214, // CUDA_ERROR_ECC_UNCORRECTABLE
+            220, // CUDA_ERROR_NVLINK_UNCORRECTABLE
+            226, // CUDA_ERROR_CONTAINED
+            700, // CUDA_ERROR_ILLEGAL_ADDRESS
+            702, // CUDA_ERROR_LAUNCH_TIMEOUT
+            710, // CUDA_ERROR_ASSERT
+            714, // CUDA_ERROR_HARDWARE_STACK_ERROR
+            715, // CUDA_ERROR_ILLEGAL_INSTRUCTION
+            716, // CUDA_ERROR_MISALIGNED_ADDRESS
+            717, // CUDA_ERROR_INVALID_ADDRESS_SPACE
+            718, // CUDA_ERROR_INVALID_PC
+            719, // CUDA_ERROR_LAUNCH_FAILED
+            721, // CUDA_ERROR_TENSOR_MEMORY_LEAK
+            810, // CUDA_ERROR_MPS_CLIENT_TERMINATED
+            911, // CUDA_ERROR_EXTERNAL_DEVICE
+    };
+    private static final int[] CONTEXT_GONE = {
+            4,   // CUDA_ERROR_DEINITIALIZED
+            709, // CUDA_ERROR_CONTEXT_IS_DESTROYED
+    };
+    private static final int[] NOT_SUPPORTED = {
+            34,  // CUDA_ERROR_STUB_LIBRARY
+            36,  // CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER
+            100, // CUDA_ERROR_NO_DEVICE
+            801, // CUDA_ERROR_NOT_SUPPORTED
+            803, // CUDA_ERROR_SYSTEM_DRIVER_MISMATCH
+            804, // CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE
+    };
+    private static final int[] RECOVERABLE = {
+            2,   // CUDA_ERROR_OUT_OF_MEMORY
+            600, // CUDA_ERROR_NOT_READY
+            701, // CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
+            909, // CUDA_ERROR_TIMEOUT
+            999, // CUDA_ERROR_UNKNOWN
+    };
+
+    private CudaResults() {
+    }
+
+    /**
+     * The symbolic name of {@code code} ({@code CUDA_ERROR_ILLEGAL_ADDRESS}), or {@code "CUresult <code>"} when
+     * neither the driver nor the table knows it. Never throws, never initializes the bindings without a driver.
+     */
+    public static String name(int code) {
+        String fromDriver = driverName(code);
+        if (fromDriver != null) {
+            return fromDriver;
+        }
+        String fromTable = Table.NAMES.get(code);
+        return fromTable != null ? fromTable : "CUresult " + code;
+    }
+
+    /** The name from the generated constants only (no driver call); empty if the header has no such code. */
+    public static java.util.Optional<String> tableName(int code) {
+        return java.util.Optional.ofNullable(Table.NAMES.get(code));
+    }
+
+    /** Every {@code CUresult} of the generated bindings, by code (unmodifiable, sorted). */
+    public static Map<Integer, String> table() {
+        return Table.NAMES;
+    }
+
+    /**
+     * Whether {@code code} is a sticky context error: the context cannot be used any more and every later call
+     * in it returns an error (CUDA: "the process must be terminated and relaunched"; with primary contexts that
+     * is the device for the whole process).
+     */
+    public static boolean isStickyError(int code) {
+        return contains(STICKY, code);
+    }
+
+    /** Whether {@code code} means the context behind a wait is unusable: sticky, deinitialized or destroyed. */
+    public static boolean isFatal(int code) {
+        return contains(STICKY, code) || contains(CONTEXT_GONE, code);
+    }
+
+    /** The {@link ErrorKind} gpusync assigns to {@code code} (see the class comment). */
+    public static ErrorKind kindOf(int code) {
+        if (isFatal(code)) {
+            return ErrorKind.FATAL;
+        }
+        if (contains(RECOVERABLE, code)) {
+            return ErrorKind.RECOVERABLE;
+        }
+        return ErrorKind.CONFIGURATION;
+    }
+
+    /**
+     * The exception for a failed call: {@code what} says which call on which object. See the class comment for
+     * the mapping. {@code code} must not be {@link #SUCCESS}.
+     */
+    public static SyncException exception(int code, String what) {
+        String name = name(code);
+        SyncBackendException coded = new SyncBackendException(kindOf(code), BackendKind.CUDA, code, name, what);
+        if (isFatal(code)) {
+            String why = isStickyError(code)
+                    ? "sticky CUDA context error: the context is unusable from now on"
+                    : "the CUDA context or driver is gone";
+            return new DeviceLostException(BackendKind.CUDA, what + ": " + name + " (" + code + "), " + why, coded);
+        }
+        if (contains(NOT_SUPPORTED, code)) {
+            return new SyncNotSupportedException(BackendKind.CUDA, what + ": " + name + " (" + code + ")", coded);
+        }
+        return coded;
+    }
+
+    /** Throws {@link #exception} unless {@code code} is {@link #SUCCESS}. */
+    static void check(int code, String what) {
+        if (code != SUCCESS) {
+            throw exception(code, what);
+        }
+    }
+
+    private static boolean contains(int[] codes, int code) {
+        for (int c : codes) {
+            if (c == code) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String driverName(int code) {
+        if (!CudaDriver.isLoaded() && !NativeLibraries.isAvailable(CudaDriver.SONAME)) {
+            return null;
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment p = arena.allocate(ValueLayout.ADDRESS);
+            if (Cuda.cuGetErrorName(code, p) != SUCCESS) {
+                return null; // CUDA_ERROR_INVALID_VALUE: the driver does not know the code
+            }
+            MemorySegment s = p.get(ValueLayout.ADDRESS, 0);
+            return s.equals(MemorySegment.NULL) ? null : s.reinterpret(256).getString(0);
+        } catch (LinkageError | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** The generated constants, read from {@code Cuda.class} without initializing it. */
+    private static final class Table {
+        static final Map<Integer, String> NAMES = load();
+
+        private static Map<Integer, String> load() {
+            Map<Integer, String> names = new TreeMap<>();
+            try (InputStream in = Cuda.class.getResourceAsStream("Cuda.class")) {
+                if (in == null) {
+                    return Collections.emptyMap();
+                }
+                ClassModel model = ClassFile.of().parse(in.readAllBytes());
+                for (FieldModel field : model.fields()) {
+                    String n = field.fieldName().stringValue();
+                    if (!n.equals("CUDA_SUCCESS") && !n.startsWith("CUDA_ERROR_")) {
+                        continue;
+                    }
+                    field.findAttribute(Attributes.constantValue()).ifPresent(cv -> {
+                        if (cv.constant() instanceof IntegerEntry ie) {
+                            names.putIfAbsent(ie.intValue(), n);
+                        }
+                    });
+                }
+            } catch (Exception | LinkageError e) {
+                System.getLogger(CudaResults.class.getName()).log(System.Logger.Level.WARNING,
+                        "cannot read the CUresult names from the generated bindings", e);
+            }
+            return Collections.unmodifiableMap(names);
+        }
+    }
+}

@@ -1,0 +1,166 @@
+package io.gpusync.cuda;
+
+import io.gpusync.BackendKind;
+import io.gpusync.SyncCancelledException;
+import io.gpusync.SyncTimeoutException;
+import io.gpusync.spi.Deadline;
+import io.gpusync.spi.Timeouts;
+
+import java.time.Duration;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
+
+/**
+ * The blocking wait shared by the CUDA waiters, written from the H200 measurements in NOTES.md (launch → host
+ * notices, p50): spinning on a probe sees completion after ≈10 µs (event query) or ≈9.5 µs (a word in
+ * mapped pinned memory); a host function → wake-up path costs 35–63 µs; a probe + 10 µs sleep costs ≈74 µs
+ * (timer slack), so sleeping in short steps is worse than both.
+ *
+ * <ol>
+ *   <li><b>Spin</b> for {@link #SPIN_NANOS} (50 µs, about what the host-function path would take anyway, so a
+ *       completion the spin catches is never slower than parking would have been), probing between
+ *       {@link Thread#onSpinWait()}s.</li>
+ *   <li><b>Arm</b> a wake-up (a CUDA host function that unparks this thread) and <b>park</b>. The thread
+ *       wakes when the host function runs, at the deadline, on interrupt, and every slice (1 ms doubling to
+ *       64 ms) to probe once more: host functions are never called once the context has a sticky error, so
+ *       the periodic probe is what turns a dead context into {@link io.gpusync.DeviceLostException} instead of
+ *       a wait that only ends at its timeout.</li>
+ *   <li>If no wake-up can be armed (the arm returns {@code null}), probe with a park backoff instead: 20 µs
+ *       doubling to 1 ms.</li>
+ * </ol>
+ *
+ * <p>Timeouts: {@link Duration#ZERO} probes once; anything else waits at least that long before
+ * {@link SyncTimeoutException} (a final probe at the deadline decides); forever is forever. Cancellation: an
+ * interrupt ends the wait with {@link SyncCancelledException} and leaves the interrupt flag set. Probe errors
+ * end the wait at once.
+ */
+final class SpinThenPark {
+    static final long SPIN_NANOS = 50_000L;
+    static final long ARMED_FIRST_SLICE_NANOS = 1_000_000L;
+    static final long ARMED_MAX_SLICE_NANOS = 64_000_000L;
+    static final long BACKOFF_FIRST_NANOS = 20_000L;
+    static final long BACKOFF_MAX_NANOS = 1_000_000L;
+
+    private SpinThenPark() {
+    }
+
+    /** What the loop waits on. */
+    interface Target {
+        /** Non-blocking probe; throws on a driver error. */
+        boolean probe();
+
+        /**
+         * Arms a wake-up that unparks {@code thread} once the target is signalled; {@code null} if none can be
+         * armed (then the loop backs off). May throw a fatal error.
+         */
+        Armed arm(Thread thread);
+    }
+
+    /** An armed wake-up. */
+    interface Armed {
+        /** Whether the wake-up has fired (the target is signalled). */
+        boolean fired();
+
+        /** Withdraws the wake-up if it has not fired; idempotent. */
+        void cancel();
+    }
+
+    /** The next slice of a doubling sequence, capped. Package-private for tests. */
+    static long nextSlice(long slice, long max) {
+        return slice >= max / 2 ? max : slice * 2;
+    }
+
+    static void await(Target target, Duration timeout, BackendKind backend, Supplier<String> what) {
+        await(target, timeout, SPIN_NANOS, backend, what);
+    }
+
+    static void await(Target target, Duration timeout, long spinNanos, BackendKind backend, Supplier<String> what) {
+        Timeouts.requireValid(timeout);
+        if (target.probe()) {
+            return;
+        }
+        if (timeout.isZero()) {
+            throw timedOut(backend, what, timeout);
+        }
+        Deadline deadline = Deadline.after(timeout);
+        long spinEnd = System.nanoTime() + Math.min(spinNanos, deadline.remainingNanos());
+        while (System.nanoTime() - spinEnd < 0) {
+            checkInterrupt(what);
+            Thread.onSpinWait();
+            if (target.probe()) {
+                return;
+            }
+        }
+        if (deadline.hasPassed()) {
+            if (target.probe()) {
+                return;
+            }
+            throw timedOut(backend, what, timeout);
+        }
+        Armed armed = target.arm(Thread.currentThread());
+        try {
+            long slice = armed != null ? ARMED_FIRST_SLICE_NANOS : BACKOFF_FIRST_NANOS;
+            long maxSlice = armed != null ? ARMED_MAX_SLICE_NANOS : BACKOFF_MAX_NANOS;
+            while (true) {
+                if ((armed != null && armed.fired()) || target.probe()) {
+                    return;
+                }
+                long left = deadline.remainingNanos();
+                if (left == 0) {
+                    throw timedOut(backend, what, timeout);
+                }
+                checkInterrupt(what);
+                LockSupport.parkNanos(target, Math.min(left, slice));
+                slice = nextSlice(slice, maxSlice);
+            }
+        } finally {
+            if (armed != null) {
+                armed.cancel();
+            }
+        }
+    }
+
+    private static void checkInterrupt(Supplier<String> what) {
+        if (Thread.currentThread().isInterrupted()) {
+            throw new SyncCancelledException("wait on " + what.get() + " cancelled: the waiting thread was interrupted");
+        }
+    }
+
+    static SyncTimeoutException timedOut(BackendKind backend, Supplier<String> what, Duration timeout) {
+        return new SyncTimeoutException(backend, what.get() + " not signalled within " + Timeouts.describe(timeout));
+    }
+
+    /** An {@link Armed} that a host function completes by unparking one thread. */
+    static final class ParkingSlot implements HostFunctions.Slot, Armed {
+        private final Thread thread;
+        private volatile boolean fired;
+        private volatile long key;
+
+        ParkingSlot(Thread thread) {
+            this.thread = thread;
+        }
+
+        void key(long key) {
+            this.key = key;
+        }
+
+        @Override
+        public void fire() {
+            fired = true;
+            LockSupport.unpark(thread);
+        }
+
+        @Override
+        public boolean fired() {
+            return fired;
+        }
+
+        @Override
+        public void cancel() {
+            long k = key;
+            if (k != 0) {
+                HostFunctions.cancel(k);
+            }
+        }
+    }
+}
