@@ -193,6 +193,10 @@ public final class DemoMain implements Callable<Integer> {
                     + ", max " + Units.duration(Math.round(wakeMax)) + " (gpusync.wake.latency: the engine's hand-off to the connection's event loop)");
         }
         if (l.getTotalCount() > 0) {
+            if (ModuleLayer.boot().findModule("java.desktop").isEmpty()) {
+                out.println("  plot      skipped: this Java runtime has no java.desktop module (JFreeChart needs AWT)");
+                return;
+            }
             LatencyPlot.write(plot, "gpusync demo — " + server.device().backend() + ", concurrency " + concurrency
                             + ", " + Units.count(r.ok()) + " requests",
                     new String[]{"client: request → answer", "server: submit → GPU done → Mono complete"},
