@@ -40,8 +40,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <ul>
  *   <li>{@code GET /work[?ms=…][&size=…][&timeoutMs=…]} — submits one unit of work ({@code ms}: its duration
- *       on a simulated device, default: the device's kernel model; {@code size}: a size hint for real
- *       kernels) and answers {@code 200 {"backend":…,"waitedMicros":…,…}} when it is done;
+ *       on the simulated and CUDA devices, default: the kernel model; {@code size}: OpenCL's kernel size;
+ *       Vulkan: an empty submission) and answers {@code 200 {"backend":…,"waitedMicros":…,…}} when it is done;
  *       {@code 504} with a JSON error if it is not done within {@code timeoutMs} (default: the server's);
  *       {@code 400} for bad parameters, {@code 503} if the device fails. A client that goes away cancels its
  *       wait, which frees it at once.</li>
