@@ -1,0 +1,220 @@
+package io.gpusync.examples;
+
+import io.gpusync.examples.device.Device;
+import io.gpusync.examples.device.DeviceOptions;
+import io.gpusync.examples.device.Devices;
+import io.gpusync.examples.device.KernelModel;
+import io.gpusync.examples.device.Units;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import org.HdrHistogram.Histogram;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The demo's command line: serves HTTP until stopped, or with {@code --load} runs a short load against itself
+ * over loopback, prints a summary, writes a latency plot and exits.
+ */
+@Command(name = "gpusync-demo", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"A Reactor Netty HTTP service whose requests wait for GPU work through gpusync, on the",
+                "server's own event loops (no thread per request). Without a GPU it runs on a simulated device."})
+public final class DemoMain implements Callable<Integer> {
+
+    @Option(names = "--backend", defaultValue = "auto", description = "auto, cuda, vulkan, opencl or cpu (default: ${DEFAULT-VALUE})")
+    String backend;
+
+    @Option(names = "--host", defaultValue = "127.0.0.1", description = "address to bind in serve mode (default: ${DEFAULT-VALUE})")
+    String host;
+
+    @Option(names = "--port", defaultValue = "8080", description = "port in serve mode, 0 = any (default: ${DEFAULT-VALUE})")
+    int port;
+
+    @Option(names = "--timeout", defaultValue = "2s", converter = DurationConverter.class,
+            description = "per-request timeout when ?timeoutMs= is absent (default: ${DEFAULT-VALUE})")
+    Duration timeout;
+
+    @Option(names = "--loops", defaultValue = "0", description = "server event loop threads, 0 = Reactor Netty's default")
+    int loops;
+
+    @Option(names = "--load", converter = DurationConverter.class,
+            description = "run a load of this length against an ephemeral loopback port, print a summary and exit")
+    Duration load;
+
+    @Option(names = "--warmup", defaultValue = "1s", converter = DurationConverter.class,
+            description = "load mode: uncounted warm-up first (default: ${DEFAULT-VALUE})")
+    Duration warmup;
+
+    @Option(names = "--concurrency", defaultValue = "128", description = "load mode: requests in flight (default: ${DEFAULT-VALUE})")
+    int concurrency;
+
+    @Option(names = "--work-ms", description = "load mode: ?ms= of every request (default: the device's kernel model)")
+    Double workMs;
+
+    @Option(names = "--plot", defaultValue = "gpusync-demo-latency.png",
+            description = "load mode: PNG file for the latency CDF (default: ${DEFAULT-VALUE})")
+    Path plot;
+
+    @Option(names = "--progress", defaultValue = "auto", description = "load mode: auto, bar, lines or off (default: ${DEFAULT-VALUE})")
+    String progress;
+
+    @Option(names = "--kernel-median", defaultValue = "200us", converter = DurationConverter.class,
+            description = "simulated device: median kernel duration (default: ${DEFAULT-VALUE})")
+    Duration kernelMedian;
+
+    @Option(names = "--kernel-sigma", defaultValue = "0.5", description = "simulated device: log-normal sigma (default: ${DEFAULT-VALUE})")
+    double kernelSigma;
+
+    @Option(names = "--tail-probability", defaultValue = "0.002",
+            description = "simulated device: share of kernels that are slow (default: ${DEFAULT-VALUE})")
+    double tailProbability;
+
+    @Option(names = "--tail-factor", defaultValue = "10", description = "simulated device: how much slower (default: ${DEFAULT-VALUE})")
+    double tailFactor;
+
+    @Option(names = "--queues", defaultValue = "4", description = "simulated device: in-order queues (default: ${DEFAULT-VALUE})")
+    int queues;
+
+    private final PrintStream out = System.out;
+
+    public static void main(String[] args) {
+        System.setProperty("java.awt.headless", "true");
+        int code = new CommandLine(new DemoMain()).execute(args);
+        System.exit(code);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (concurrency < 1) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--concurrency must be ≥ 1");
+        }
+        DeviceOptions deviceOptions = new DeviceOptions(
+                new KernelModel(kernelMedian, kernelSigma, tailProbability, tailFactor), queues, false);
+        Devices.Discovery discovery = Devices.open(backend, deviceOptions);
+        try (Device device = discovery.device()) {
+            return load != null ? runLoad(device, discovery) : serve(device, discovery);
+        }
+    }
+
+    private int serve(Device device, Devices.Discovery discovery) throws InterruptedException {
+        DemoServer.Options options = new DemoServer.Options(host, port, timeout, Duration.ofSeconds(60), loops);
+        try (DemoServer server = DemoServer.start(device, options)) {
+            printHeader(server, discovery);
+            out.println("  try       curl '" + server.baseUrl() + "/work?ms=1'   (also /work?timeoutMs=50&ms=500, /health, /metrics)");
+            out.println("  stop      Ctrl-C");
+            CountDownLatch stop = new CountDownLatch(1);
+            Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "gpusync-demo-stop"));
+            stop.await();
+        }
+        return 0;
+    }
+
+    private int runLoad(Device device, Devices.Discovery discovery) throws Exception {
+        LoadRunner.Progress mode = switch (progress.toLowerCase(Locale.ROOT)) {
+            case "bar" -> LoadRunner.Progress.BAR;
+            case "lines" -> LoadRunner.Progress.LINES;
+            case "off" -> LoadRunner.Progress.OFF;
+            default -> LoadRunner.Progress.auto();
+        };
+        String query = workMs == null ? "" : "ms=" + workMs;
+        DemoServer.Options options = new DemoServer.Options("127.0.0.1", 0, timeout, Duration.ofSeconds(60), loops);
+        try (DemoServer server = DemoServer.start(device, options)) {
+            printHeader(server, discovery);
+            out.println("  load      " + Units.duration(load.toNanos())
+                    + (warmup.isZero() ? " (no warm-up), " : " after a " + Units.duration(warmup.toNanos()) + " warm-up, ") + concurrency + " requests in flight, GET /work" + (query.isEmpty() ? "" : "?" + query)
+                    + ", reactor-netty HttpClient over loopback");
+            out.println();
+            LoadRunner.Result r = new LoadRunner(server, new LoadRunner.Options(load, warmup, concurrency, query, mode), out).run();
+            int pendingAfter = awaitNoPending(server);
+            out.println();
+            printSummary(server, r, pendingAfter);
+            return r.ok() > 0 && pendingAfter == 0 ? 0 : 1;
+        }
+    }
+
+    /** Waits (bounded) for the engine to drain after the load: answers already sent may still be unwinding. */
+    private static int awaitNoPending(DemoServer server) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (server.engine().pendingWaits() > 0 && System.nanoTime() - deadline < 0) {
+            Thread.sleep(10);
+        }
+        return server.engine().pendingWaits();
+    }
+
+    private void printHeader(DemoServer server, Devices.Discovery discovery) {
+        out.println("gpusync demo — " + Runtime.version().feature() + " JVM " + Runtime.version());
+        out.println("  backend   " + server.device().backend() + ": " + server.device().description());
+        for (String note : discovery.notes()) {
+            out.println("  skipped   " + note);
+        }
+        out.println("  server    " + server.baseUrl() + " on " + server.loopThreads() + " event loops; gpusync engine "
+                + (server.sharesServerLoops() ? "on the same loops" : "on its own loops (the server's are not Netty 4.2 IoEventLoops)"));
+    }
+
+    private void printSummary(DemoServer server, LoadRunner.Result r, int pendingAfter) throws Exception {
+        Histogram l = r.latency();
+        Histogram g = r.gpuWait();
+        out.printf(Locale.ROOT, "  requests  %s answered 200, %s timed out (504), %s other statuses, %s without answer  →  %,.0f req/s%n",
+                Units.count(r.ok()), Units.count(r.timeouts()), Units.count(r.otherStatus()), Units.count(r.clientErrors()),
+                r.throughput());
+        if (r.lastError() != null) {
+            out.println("  last client error: " + r.lastError());
+        }
+        if (l.getTotalCount() > 0) {
+            out.println("  latency   " + percentiles(l, 1) + "   (client: request sent → answer read)");
+        }
+        if (g.getTotalCount() > 0) {
+            out.println("  GPU wait  " + percentiles(g, 1000) + "   (server: work submitted → SyncPoint signalled → Mono done)");
+        }
+        MeterRegistry reg = server.registry();
+        out.printf(Locale.ROOT, "  engine    wait path %s; waits completed %s, timed out %s, cancelled %s, failed %s; pending now %d%n",
+                server.waitPath() == null ? "-" : server.waitPath(), Units.count(outcome(reg, "completed")),
+                Units.count(outcome(reg, "timeout")), Units.count(outcome(reg, "cancelled")),
+                Units.count(outcome(reg, "failed")), pendingAfter);
+        long wakes = 0;
+        double wakeNanos = 0;
+        double wakeMax = 0;
+        for (Timer t : reg.find("gpusync.wake.latency").timers()) {
+            wakes += t.count();
+            wakeNanos += t.totalTime(TimeUnit.NANOSECONDS);
+            wakeMax = Math.max(wakeMax, t.max(TimeUnit.NANOSECONDS));
+        }
+        if (wakes > 0) {
+            out.println("  wake-up   signal seen → subscriber completed: mean " + Units.duration(Math.round(wakeNanos / wakes))
+                    + ", max " + Units.duration(Math.round(wakeMax)) + " (gpusync.wake.latency: the engine's hand-off to the connection's event loop)");
+        }
+        if (l.getTotalCount() > 0) {
+            if (ModuleLayer.boot().findModule("java.desktop").isEmpty()) {
+                out.println("  plot      skipped: this Java runtime has no java.desktop module (JFreeChart needs AWT)");
+                return;
+            }
+            LatencyPlot.write(plot, "gpusync demo — " + server.device().backend() + ", concurrency " + concurrency
+                            + ", " + Units.count(r.ok()) + " requests",
+                    new String[]{"client: request → answer", "server: submit → GPU done → Mono complete"},
+                    new Histogram[]{l, g}, new long[]{1, 1000});
+            out.println("  plot      " + plot.toAbsolutePath().normalize() + " (latency CDF)");
+        }
+    }
+
+    private static long outcome(MeterRegistry reg, String outcome) {
+        return Math.round(reg.find("gpusync.waits").tag("outcome", outcome).counters().stream()
+                .mapToDouble(Counter::count).sum());
+    }
+
+    private static String percentiles(Histogram h, long unitNanos) {
+        StringBuilder sb = new StringBuilder();
+        for (double p : new double[]{50, 90, 99, 99.9}) {
+            sb.append('p').append(Units.number(p)).append(' ').append(Units.duration(h.getValueAtPercentile(p) * unitNanos)).append("  ");
+        }
+        return sb.append("max ").append(Units.duration(h.getMaxValue() * unitNanos)).toString();
+    }
+}

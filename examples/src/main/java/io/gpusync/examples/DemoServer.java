@@ -1,0 +1,296 @@
+package io.gpusync.examples;
+
+import io.gpusync.SyncException;
+import io.gpusync.SyncPoint;
+import io.gpusync.SyncTimeoutException;
+import io.gpusync.examples.device.Device;
+import io.gpusync.examples.device.Work;
+import io.gpusync.reactor.GpuSync;
+import io.gpusync.reactor.SyncEngine;
+import io.gpusync.reactor.WaitPath;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoEventLoopGroup;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.server.HttpServer;
+import reactor.netty.http.server.HttpServerRequest;
+import reactor.netty.http.server.HttpServerResponse;
+import reactor.netty.resources.LoopResources;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The demo service: a Reactor Netty HTTP server whose requests submit work to a {@link Device} and answer
+ * when its {@link SyncPoint} is signalled, awaited through a gpusync {@link SyncEngine} that shares the
+ * server's own event loops — no thread per request.
+ *
+ * <ul>
+ *   <li>{@code GET /work[?ms=…][&size=…][&timeoutMs=…]} — submits one unit of work ({@code ms}: its duration
+ *       on the simulated and CUDA devices, default: the kernel model; {@code size}: OpenCL's kernel size;
+ *       Vulkan: an empty submission) and answers {@code 200 {"backend":…,"waitedMicros":…,…}} when it is done;
+ *       {@code 504} with a JSON error if it is not done within {@code timeoutMs} (default: the server's);
+ *       {@code 400} for bad parameters, {@code 503} if the device fails. A client that goes away cancels its
+ *       wait, which frees it at once.</li>
+ *   <li>{@code GET /metrics} — Prometheus text: the engine's {@code gpusync_*} meters (pending waits,
+ *       outcomes, wait duration and wake latency histograms) and the demo's {@code demo_work_*} ones.</li>
+ *   <li>{@code GET /health} — {@code 200 {"status":"UP",…}}.</li>
+ * </ul>
+ */
+public final class DemoServer implements AutoCloseable {
+    private static final String JSON = "application/json";
+    private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
+
+    private final Device device;
+    private final Duration defaultTimeout;
+    private final Duration maxTimeout;
+    private final LoopResources loops;
+    private final PrometheusMeterRegistry registry;
+    private final SyncEngine engine;
+    private final boolean sharesServerLoops;
+    private final int loopThreads;
+    private volatile WaitPath lastPath;
+    private final DisposableServer server;
+    private final Timer ok;
+    private final Timer timedOut;
+    private final Timer failed;
+    private final Counter cancelled;
+
+    /**
+     * Configuration.
+     *
+     * @param host           the address to bind ({@code 127.0.0.1} for loopback only)
+     * @param port           the port, 0 for an ephemeral one
+     * @param defaultTimeout the per-request timeout when {@code timeoutMs} is absent
+     * @param maxTimeout     the largest {@code timeoutMs} accepted
+     * @param loopThreads    the server's event loop threads (shared with the engine), 0 for Reactor Netty's default
+     */
+    public record Options(String host, int port, Duration defaultTimeout, Duration maxTimeout, int loopThreads) {
+        public static Options loopback() {
+            return new Options("127.0.0.1", 0, Duration.ofSeconds(2), Duration.ofSeconds(60), 0);
+        }
+
+        public Options withDefaultTimeout(Duration timeout) {
+            return new Options(host, port, timeout, maxTimeout, loopThreads);
+        }
+    }
+
+    private DemoServer(Device device, Options options) {
+        this.device = device;
+        this.defaultTimeout = options.defaultTimeout();
+        this.maxTimeout = options.maxTimeout();
+        this.loopThreads = options.loopThreads() > 0 ? options.loopThreads() : LoopResources.DEFAULT_IO_WORKER_COUNT;
+        this.loops = LoopResources.create("gpusync-demo", 1, loopThreads, true);
+        this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        // The engine's fd watches and driver-callback hand-offs run on the server's own epoll loops.
+        EventLoopGroup serverLoops = loops.onServer(true);
+        SyncEngine.Builder builder = GpuSync.builder().name("demo").meterRegistry(registry);
+        this.sharesServerLoops = serverLoops instanceof IoEventLoopGroup;
+        if (serverLoops instanceof IoEventLoopGroup io) {
+            builder.eventLoopGroup(io);
+        }
+        this.engine = builder.build();
+        this.ok = workTimer("ok");
+        this.timedOut = workTimer("timeout");
+        this.failed = workTimer("error");
+        this.cancelled = Counter.builder("demo.work.cancelled").description("requests whose client went away before the answer")
+                .register(registry);
+        try {
+            this.server = HttpServer.create()
+                    .host(options.host())
+                    .port(options.port())
+                    .runOn(loops)
+                    .route(routes -> routes
+                            .get("/work", this::work)
+                            .get("/metrics", this::metrics)
+                            .get("/health", this::health))
+                    .bindNow(Duration.ofSeconds(10));
+        } catch (RuntimeException e) {
+            engine.dispose();
+            loops.disposeLater().block(Duration.ofSeconds(5));
+            throw e;
+        }
+    }
+
+    /** Starts the service on {@code device} (which stays the caller's to close). */
+    public static DemoServer start(Device device, Options options) {
+        return new DemoServer(device, options);
+    }
+
+    private Timer workTimer(String outcome) {
+        return Timer.builder("demo.work.latency").description("GET /work: request received → answer ready")
+                .tag("outcome", outcome).publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofNanos(10_000)).maximumExpectedValue(Duration.ofSeconds(60))
+                .register(registry);
+    }
+
+    private Mono<Void> work(HttpServerRequest request, HttpServerResponse response) {
+        long received = System.nanoTime();
+        Work work;
+        Duration timeout;
+        try {
+            QueryStringDecoder query = new QueryStringDecoder(request.uri());
+            Optional<Duration> ms = param(query, "ms").map(v -> Duration.ofNanos(Math.round(parseNonNegative("ms", v) * 1e6)));
+            int size = param(query, "size").map(v -> (int) Math.min(Integer.MAX_VALUE, Math.max(1, parseNonNegative("size", v))))
+                    .orElse(1);
+            timeout = param(query, "timeoutMs").map(v -> Duration.ofNanos(Math.round(parseNonNegative("timeoutMs", v) * 1e6)))
+                    .orElse(defaultTimeout);
+            if (timeout.compareTo(maxTimeout) > 0) {
+                throw new IllegalArgumentException("timeoutMs must be at most " + maxTimeout.toMillis());
+            }
+            work = new Work(size, ms);
+        } catch (IllegalArgumentException e) {
+            return send(response, HttpResponseStatus.BAD_REQUEST, error("bad_request", e.getMessage(), 0));
+        }
+        Duration t = timeout;
+        // The answer is built and written on this connection's own event loop: whatever thread sees the
+        // completion (a device callback thread, another loop watching an fd) only hands it over.
+        Executor[] connectionLoop = new Executor[1];
+        request.withConnection(c -> connectionLoop[0] = c.channel().eventLoop());
+        Scheduler onConnectionLoop = Schedulers.fromExecutor(connectionLoop[0]);
+        return Mono.defer(() -> {
+                    SyncPoint point = device.submit(work);
+                    long submitted = System.nanoTime();
+                    WaitPath path = engine.pathFor(point.waiter());
+                    lastPath = path;
+                    return engine.await(point, t).publishOn(onConnectionLoop).then(Mono.fromSupplier(() -> {
+                        long done = System.nanoTime();
+                        ok.record(done - received, TimeUnit.NANOSECONDS);
+                        return new Answer(HttpResponseStatus.OK, Json.object()
+                                .put("backend", device.backend())
+                                .put("device", device.description())
+                                .put("waitedMicros", (done - submitted) / 1_000)
+                                .put("path", path.name())
+                                .put("timeoutMs", t.toMillis())
+                                .toString());
+                    }));
+                })
+                .onErrorResume(e -> {
+                    long micros = (System.nanoTime() - received) / 1_000;
+                    if (e instanceof SyncTimeoutException) {
+                        timedOut.record(System.nanoTime() - received, TimeUnit.NANOSECONDS);
+                        return Mono.just(new Answer(HttpResponseStatus.GATEWAY_TIMEOUT, error("timeout",
+                                "the work was not done within " + t.toMillis() + " ms", micros)));
+                    }
+                    failed.record(System.nanoTime() - received, TimeUnit.NANOSECONDS);
+                    HttpResponseStatus status = e instanceof SyncException ? HttpResponseStatus.SERVICE_UNAVAILABLE
+                            : HttpResponseStatus.INTERNAL_SERVER_ERROR;
+                    return Mono.just(new Answer(status, error(e instanceof SyncException ? "device_error" : "internal_error",
+                            String.valueOf(e.getMessage()), micros)));
+                })
+                .doOnCancel(cancelled::increment) // the client went away: the wait is released by the cancel
+                .flatMap(a -> send(response, a.status(), a.body()));
+    }
+
+    private record Answer(HttpResponseStatus status, String body) {
+    }
+
+    private String error(String code, String message, long waitedMicros) {
+        return Json.object().put("error", code).put("message", message).put("backend", device.backend())
+                .put("waitedMicros", waitedMicros).toString();
+    }
+
+    private static Mono<Void> send(HttpServerResponse response, HttpResponseStatus status, String body) {
+        return response.status(status).header(HttpHeaderNames.CONTENT_TYPE, JSON)
+                .sendString(Mono.just(body)).then();
+    }
+
+    private static Optional<String> param(QueryStringDecoder query, String name) {
+        List<String> values = query.parameters().get(name);
+        return values == null || values.isEmpty() ? Optional.empty() : Optional.of(values.getLast());
+    }
+
+    private static double parseNonNegative(String name, String value) {
+        double d;
+        try {
+            d = Double.parseDouble(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " must be a number: '" + value + "'");
+        }
+        if (!(d >= 0) || Double.isInfinite(d)) {
+            throw new IllegalArgumentException(name + " must be a non-negative number: '" + value + "'");
+        }
+        return d;
+    }
+
+    private Mono<Void> metrics(HttpServerRequest request, HttpServerResponse response) {
+        return response.header(HttpHeaderNames.CONTENT_TYPE, PROMETHEUS_TEXT)
+                .sendString(Mono.fromSupplier(registry::scrape)).then();
+    }
+
+    private Mono<Void> health(HttpServerRequest request, HttpServerResponse response) {
+        return send(response, HttpResponseStatus.OK, Json.object()
+                .put("status", "UP")
+                .put("backend", device.backend())
+                .put("device", device.description())
+                .put("pendingWaits", engine.pendingWaits())
+                .put("sharesServerLoops", sharesServerLoops)
+                .toString());
+    }
+
+    /** The bound port. */
+    public int port() {
+        return server.port();
+    }
+
+    /** The bound host. */
+    public String host() {
+        return server.host();
+    }
+
+    /** {@code http://host:port}. */
+    public String baseUrl() {
+        return "http://" + (host().contains(":") ? "[" + host() + "]" : host()) + ":" + port();
+    }
+
+    /** The engine awaiting the requests' points. */
+    public SyncEngine engine() {
+        return engine;
+    }
+
+    /** The registry behind {@code /metrics}. */
+    public PrometheusMeterRegistry registry() {
+        return registry;
+    }
+
+    /** The device. */
+    public Device device() {
+        return device;
+    }
+
+    /** The event loop threads the server (and the engine) runs on. */
+    public int loopThreads() {
+        return loopThreads;
+    }
+
+    /** Whether the engine runs on the server's own event loops (Netty 4.2 IoEventLoopGroup). */
+    public boolean sharesServerLoops() {
+        return sharesServerLoops;
+    }
+
+    /** The wait path the engine took for the last request's point, or {@code null} before the first. */
+    public WaitPath waitPath() {
+        return lastPath;
+    }
+
+    /** Stops the server, then the engine (failing what is still pending), then the loops. Not the device. */
+    @Override
+    public void close() {
+        server.disposeNow(Duration.ofSeconds(5));
+        engine.dispose();
+        loops.disposeLater(Duration.ZERO, Duration.ofSeconds(2)).block(Duration.ofSeconds(10));
+    }
+}

@@ -1,0 +1,220 @@
+package io.gpusync.examples;
+
+import io.gpusync.examples.device.Units;
+import org.HdrHistogram.ConcurrentHistogram;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.netty.http.client.HttpClient;
+import reactor.netty.resources.ConnectionProvider;
+import reactor.netty.resources.LoopResources;
+
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Drives a {@link DemoServer} over loopback with Reactor Netty's {@link HttpClient}: {@code concurrency}
+ * request loops, each sending its next {@code GET /work} as soon as the last one is answered, for a warm-up
+ * and then a measured period; shows progress and returns the latencies.
+ */
+public final class LoadRunner {
+    private static final Pattern WAITED = Pattern.compile("\"waitedMicros\":(\\d+)");
+    private static final long MAX_NANOS = TimeUnit.MINUTES.toNanos(10);
+
+    /**
+     * What to run.
+     *
+     * @param duration    the measured period
+     * @param warmup      a period before it whose requests are not counted (JIT, connections)
+     * @param concurrency requests in flight at once (one connection each)
+     * @param query       the query string of each {@code /work} request, e.g. {@code ms=0.5}; empty for none
+     * @param progress    how to show progress
+     */
+    public record Options(Duration duration, Duration warmup, int concurrency, String query, Progress progress) {
+    }
+
+    /** How progress is shown. */
+    public enum Progress {
+        /** A bar redrawn in place with carriage returns (for a terminal). */
+        BAR,
+        /** One line per second (for logs and pipes). */
+        LINES,
+        /** Nothing. */
+        OFF;
+
+        /** {@link #BAR} on a terminal, else {@link #LINES}. */
+        public static Progress auto() {
+            java.io.Console c = System.console();
+            return c != null && c.isTerminal() ? BAR : LINES;
+        }
+    }
+
+    /**
+     * What happened in the measured period.
+     *
+     * @param latency      client-side request → answer, nanoseconds, 200 answers only
+     * @param gpuWait      server-side submit → point signalled → Mono complete, microseconds (from the answers)
+     * @param ok           200 answers
+     * @param timeouts     504 answers
+     * @param otherStatus  other HTTP statuses
+     * @param clientErrors requests that got no answer (connection errors)
+     * @param lastError    the last client error, or null
+     * @param elapsedNanos the measured period's actual length
+     */
+    public record Result(Histogram latency, Histogram gpuWait, long ok, long timeouts, long otherStatus,
+                         long clientErrors, Throwable lastError, long elapsedNanos) {
+        /** 200 answers per second. */
+        public double throughput() {
+            return ok * 1e9 / Math.max(1, elapsedNanos);
+        }
+    }
+
+    private final DemoServer server;
+    private final Options options;
+    private final PrintStream out;
+
+    private final ConcurrentHistogram latency = new ConcurrentHistogram(MAX_NANOS, 3);
+    private final ConcurrentHistogram gpuWait = new ConcurrentHistogram(TimeUnit.NANOSECONDS.toMicros(MAX_NANOS), 3);
+    private final Recorder interval = new Recorder(MAX_NANOS, 2);
+    private final LongAdder ok = new LongAdder();
+    private final LongAdder timeouts = new LongAdder();
+    private final LongAdder other = new LongAdder();
+    private final LongAdder clientErrors = new LongAdder();
+    private final LongAdder all = new LongAdder();
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicReference<Throwable> lastError = new AtomicReference<>();
+    private volatile long measureFrom;
+
+    public LoadRunner(DemoServer server, Options options, PrintStream out) {
+        this.server = server;
+        this.options = options;
+        this.out = out;
+    }
+
+    /** Runs the load; blocks until done. */
+    public Result run() {
+        int n = options.concurrency();
+        ConnectionProvider pool = ConnectionProvider.builder("gpusync-demo-load").maxConnections(n)
+                .pendingAcquireMaxCount(-1).build();
+        LoopResources clientLoops = LoopResources.create("gpusync-demo-load", 1,
+                Math.clamp(Runtime.getRuntime().availableProcessors() / 2, 1, 4), true);
+        ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "gpusync-demo-progress");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            HttpClient client = HttpClient.create(pool).runOn(clientLoops).baseUrl(server.baseUrl())
+                    .responseTimeout(Duration.ofSeconds(120));
+            String uri = "/work" + (options.query().isEmpty() ? "" : "?" + options.query());
+            long start = System.nanoTime();
+            measureFrom = start + options.warmup().toNanos();
+            long end = measureFrom + options.duration().toNanos();
+            Mono<Void> one = Mono.defer(() -> {
+                long t0 = System.nanoTime();
+                inFlight.incrementAndGet();
+                return client.get().uri(uri)
+                        .responseSingle((response, body) -> body.asString().defaultIfEmpty("")
+                                .map(text -> {
+                                    record(t0, response.status().code(), text);
+                                    return text;
+                                }))
+                        .onErrorResume(e -> {
+                            if (t0 >= measureFrom) {
+                                clientErrors.increment();
+                            }
+                            lastError.set(e);
+                            return Mono.empty();
+                        })
+                        .doOnTerminate(inFlight::decrementAndGet)
+                        .then();
+            });
+            long period = options.progress() == Progress.BAR ? 200 : 1000;
+            if (options.progress() != Progress.OFF) {
+                ticker.scheduleAtFixedRate(() -> progress(start, end, false), period, period, TimeUnit.MILLISECONDS);
+            }
+            Flux.range(0, n)
+                    .flatMap(i -> one.repeat(() -> System.nanoTime() - end < 0), n, 1)
+                    .then()
+                    .block(options.warmup().plus(options.duration()).plus(Duration.ofMinutes(3)));
+            long elapsed = System.nanoTime() - measureFrom;
+            ticker.shutdownNow();
+            ticker.awaitTermination(1, TimeUnit.SECONDS);
+            if (options.progress() != Progress.OFF) {
+                progress(start, end, true);
+            }
+            return new Result(latency.copy(), gpuWait.copy(), ok.sum(), timeouts.sum(), other.sum(),
+                    clientErrors.sum(), lastError.get(), elapsed);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        } finally {
+            ticker.shutdownNow();
+            pool.disposeLater().block(Duration.ofSeconds(5));
+            clientLoops.disposeLater(Duration.ZERO, Duration.ofSeconds(2)).block(Duration.ofSeconds(10));
+        }
+    }
+
+    private void record(long t0, int status, String body) {
+        long nanos = System.nanoTime() - t0;
+        all.increment();
+        if (t0 - measureFrom < 0) {
+            return; // warm-up
+        }
+        switch (status) {
+            case 200 -> {
+                ok.increment();
+                latency.recordValue(Math.min(nanos, MAX_NANOS));
+                interval.recordValue(Math.min(nanos, MAX_NANOS));
+                Matcher m = WAITED.matcher(body);
+                if (m.find()) {
+                    gpuWait.recordValue(Math.min(Long.parseLong(m.group(1)), TimeUnit.NANOSECONDS.toMicros(MAX_NANOS)));
+                }
+            }
+            case 504 -> timeouts.increment();
+            default -> other.increment();
+        }
+    }
+
+    private long lastCount;
+    private long lastTick;
+
+    private synchronized void progress(long start, long end, boolean last) {
+        long now = System.nanoTime();
+        boolean warming = now - measureFrom < 0;
+        long total = end - start;
+        double done = Math.clamp((double) (now - start) / total, 0, 1);
+        int width = 24;
+        int filled = (int) Math.round(done * width);
+        long count = all.sum();
+        double rate = last ? count * 1e9 / Math.max(1, now - start) // the final line: the whole run's average
+                : lastTick == 0 ? 0 : (count - lastCount) * 1e9 / Math.max(1, now - lastTick);
+        lastCount = count;
+        lastTick = now;
+        Histogram h = interval.getIntervalHistogram();
+        String bar = "[" + "#".repeat(filled) + "-".repeat(width - filled) + "]";
+        String line = String.format(Locale.ROOT, "%-9s %s %5.1f/%.1f s  %,9d answers  %,7.0f req/s  p99 %-9s  in flight %d",
+                warming ? "warm-up" : last ? "done" : "measuring", bar,
+                Math.min(now - start, total) / 1e9, total / 1e9, count, rate,
+                h.getTotalCount() == 0 ? "-" : Units.duration(h.getValueAtPercentile(99)), inFlight.get());
+        if (options.progress() == Progress.BAR) {
+            out.print("\r" + line + "  ");
+            if (last) {
+                out.println();
+            }
+        } else if (!last) {
+            out.println(line);
+        }
+        out.flush();
+    }
+}

@@ -1,0 +1,17 @@
+/** The gpusync demo: a Reactor Netty HTTP service awaiting GPU work through gpusync on its own event loops. */
+module io.gpusync.examples {
+    requires io.gpusync.reactor;
+    requires reactor.netty.core;
+    requires reactor.netty.http;
+    requires io.netty.codec.http;
+    requires micrometer.core;
+    requires micrometer.registry.prometheus;
+    requires HdrHistogram;
+    requires org.jfree.jfreechart;
+    requires info.picocli;
+    requires java.desktop;
+
+    exports io.gpusync.examples;
+    exports io.gpusync.examples.device;
+    opens io.gpusync.examples to info.picocli;
+}

@@ -1,0 +1,113 @@
+package io.gpusync.examples;
+
+import io.gpusync.SyncPoint;
+import io.gpusync.examples.device.Device;
+import io.gpusync.examples.device.DeviceOptions;
+import io.gpusync.examples.device.Devices;
+import io.gpusync.examples.device.KernelModel;
+import io.gpusync.examples.device.SimulatedDevice;
+import io.gpusync.examples.device.Work;
+import io.gpusync.reactor.GpuSync;
+import io.gpusync.reactor.SyncEngine;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.netty.http.client.HttpClient;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.SplittableRandom;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class DevicesTest {
+
+    @Test
+    void automaticDiscoveryOpensSomethingAndSaysWhyItSkippedTheBackendsBefore() {
+        Devices.Discovery d = Devices.open("auto", DeviceOptions.DEFAULT);
+        try (Device device = d.device()) {
+            int index = Devices.ORDER.indexOf(device.backend());
+            assertThat(index).isNotNegative();
+            assertThat(d.notes()).hasSize(index);
+            for (int i = 0; i < index; i++) {
+                assertThat(d.notes().get(i)).startsWith(Devices.ORDER.get(i) + ": ");
+            }
+        }
+    }
+
+    @Test
+    void cpuByNameIsTheSimulatedDeviceAndUnknownNamesAreRejected() {
+        try (Device device = Devices.open("cpu", DeviceOptions.DEFAULT).device()) {
+            assertThat(device).isInstanceOf(SimulatedDevice.class);
+            assertThat(device.description()).contains("4 in-order queues").contains("median 200");
+        }
+        assertThatThrownBy(() -> Devices.open("metal", DeviceOptions.DEFAULT)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void anInOrderQueueCompletesInSubmissionOrderWhateverTheKernelDurations() {
+        SyncEngine engine = GpuSync.builder().name("order").build();
+        try (SimulatedDevice device = new SimulatedDevice(KernelModel.DEFAULT, 1)) {
+            SplittableRandom random = new SplittableRandom(42);
+            List<Integer> done = Collections.synchronizedList(new ArrayList<>());
+            List<SyncPoint> points = new ArrayList<>();
+            for (int i = 0; i < 200; i++) {
+                // wildly different durations: a later short kernel still finishes after an earlier long one
+                points.add(device.submit(new Work(1, Optional.of(Duration.ofNanos(random.nextLong(1, 2_000_000))))));
+            }
+            Flux.range(0, points.size())
+                    .flatMap(i -> engine.await(points.get(i), Duration.ofSeconds(30)).doOnSuccess(v -> done.add(i)), 256)
+                    .blockLast(Duration.ofSeconds(60));
+            assertThat(done).hasSize(200).isSorted();
+        } finally {
+            engine.dispose();
+        }
+    }
+
+    @Test
+    void closingTheDeviceFailsWhatIsStillPending() {
+        SyncEngine engine = GpuSync.builder().name("close").build();
+        try {
+            SimulatedDevice device = new SimulatedDevice(KernelModel.fixed(Duration.ofSeconds(60)), 1);
+            SyncPoint point = device.submit(Work.DEFAULT);
+            var result = engine.await(point, Duration.ofSeconds(60)).toFuture();
+            device.close();
+            assertThat(result).failsWithin(Duration.ofSeconds(10));
+            assertThat(engine.pendingWaits()).isZero();
+        } finally {
+            engine.dispose();
+        }
+    }
+
+    /** The real backends this machine has (PoCL, lavapipe on CI; the H200's drivers there) serve requests. */
+    @ParameterizedTest
+    @ValueSource(strings = {"opencl", "vulkan", "cuda"})
+    void aRequestThroughEachAvailableRealBackend(String backend) {
+        Device device;
+        try {
+            device = Devices.open(backend, DeviceOptions.DEFAULT).device();
+        } catch (IllegalStateException notHere) {
+            Assumptions.abort(notHere.getMessage());
+            return;
+        }
+        try (device; DemoServer server = DemoServer.start(device, DemoServer.Options.loopback().withDefaultTimeout(Duration.ofSeconds(30)))) {
+            HttpClient client = HttpClient.create().baseUrl(server.baseUrl());
+            List<String> bodies = Flux.range(0, 20)
+                    .flatMap(i -> client.get().uri("/work").responseSingle((res, body) -> body.asString()
+                            .map(b -> res.status().code() + " " + b)), 20)
+                    .collectList().block(Duration.ofSeconds(60));
+            assertThat(bodies).hasSize(20).allSatisfy(b -> assertThat(b).startsWith("200 ").contains("\"backend\":\"" + backend + "\""));
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (server.engine().pendingWaits() > 0 && System.nanoTime() - deadline < 0) {
+                Thread.onSpinWait();
+            }
+            assertThat(server.engine().pendingWaits()).isZero();
+        }
+    }
+}
