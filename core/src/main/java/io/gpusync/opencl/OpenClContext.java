@@ -57,7 +57,7 @@ public final class OpenClContext implements AutoCloseable {
     }
 
     /**
-     * Opens the first device (any type) of the first platform.
+     * Opens the first GPU device of any platform, else the first device of any type.
      *
      * @throws SyncNotSupportedException if OpenCL, a platform or a device is missing
      * @throws io.gpusync.SyncException  if a driver call fails
@@ -71,13 +71,25 @@ public final class OpenClContext implements AutoCloseable {
                 throw new SyncNotSupportedException(BackendKind.OPENCL, "no OpenCL platform (ICD) is installed");
             }
             ClErrors.check(rc, "clGetPlatformIDs", "the ICD loader");
-            MemorySegment platforms = a.allocate(ValueLayout.ADDRESS);
-            ClErrors.check(OpenCl.clGetPlatformIDs(1, platforms, MemorySegment.NULL), "clGetPlatformIDs", "the ICD loader");
-            MemorySegment platform = platforms.get(ValueLayout.ADDRESS, 0);
-
+            int platformCount = count.get(ValueLayout.JAVA_INT, 0);
+            MemorySegment platforms = a.allocate(ValueLayout.ADDRESS, platformCount);
+            ClErrors.check(OpenCl.clGetPlatformIDs(platformCount, platforms, MemorySegment.NULL), "clGetPlatformIDs",
+                    "the ICD loader");
+            // a GPU anywhere beats the first platform's first device (often a CPU implementation such as PoCL)
+            MemorySegment platform = MemorySegment.NULL;
             MemorySegment devices = a.allocate(ValueLayout.ADDRESS);
-            ClErrors.check(OpenCl.clGetDeviceIDs(platform, Integer.toUnsignedLong(OpenCl.CL_DEVICE_TYPE_ALL()), 1, devices, MemorySegment.NULL),
-                    "clGetDeviceIDs", "platform " + Cl.hex(platform));
+            for (long type : new long[] {Integer.toUnsignedLong(OpenCl.CL_DEVICE_TYPE_GPU()),
+                    Integer.toUnsignedLong(OpenCl.CL_DEVICE_TYPE_ALL())}) {
+                for (int i = 0; i < platformCount && platform.equals(MemorySegment.NULL); i++) {
+                    MemorySegment candidate = platforms.getAtIndex(ValueLayout.ADDRESS, i);
+                    if (OpenCl.clGetDeviceIDs(candidate, type, 1, devices, MemorySegment.NULL) == OpenCl.CL_SUCCESS()) {
+                        platform = candidate;
+                    }
+                }
+            }
+            if (platform.equals(MemorySegment.NULL)) {
+                throw new SyncNotSupportedException(BackendKind.OPENCL, "no OpenCL platform has a device");
+            }
             MemorySegment device = devices.get(ValueLayout.ADDRESS, 0);
             String name = deviceString(a, device, OpenCl.CL_DEVICE_NAME());
 
