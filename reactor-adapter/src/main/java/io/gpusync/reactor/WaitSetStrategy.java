@@ -17,9 +17,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@link WaitPath#WAIT_SET}: one thread per {@link WaitSet} (e.g. per Vulkan device) serves every wait of
  * that set, blocked in the set's wait-any. New registrations and cancellations wake it through the set's
  * private wake-up primitive (coalesced: one wake-up per batch), so it rebuilds its member list within
- * microseconds; after each wake it probes its members and completes the signalled ones.
+ * microseconds; after each wake it probes its members and completes the signalled ones. A server retires
+ * (its thread ends) when its set fails — a lost or closed device: its waits fail with that error — or after
+ * 30 s with nothing to wait for; the next wait on the set starts a new one.
  */
 final class WaitSetStrategy implements WaitStrategy {
+    /** A server with nothing to wait for retires after this long. */
+    private static final long IDLE_RETIRE_NANOS = Duration.ofSeconds(30).toNanos();
     private final ConcurrentHashMap<WaitSet, Server> servers = new ConcurrentHashMap<>();
     private final Duration slice;
     private final ThreadFactory threads;
@@ -75,6 +79,7 @@ final class WaitSetStrategy implements WaitStrategy {
         private final Queue<PendingWait> incoming = new ConcurrentLinkedQueue<>();
         private final ArrayList<PendingWait> active = new ArrayList<>();
         private final AtomicBoolean wakePending = new AtomicBoolean();
+        private volatile boolean retired;
 
         Server(WaitSet set) {
             this.set = set;
@@ -82,8 +87,26 @@ final class WaitSetStrategy implements WaitStrategy {
             thread.start();
         }
 
+        /**
+         * Leaves the map so that new waits start a new server; waits that raced in after the last drain are
+         * handed to it (the strategy's {@code start}).
+         */
+        private void retire() {
+            retired = true;
+            servers.remove(set, this);
+            for (PendingWait w; (w = incoming.poll()) != null; ) {
+                if (!w.isDone()) {
+                    start(w);
+                }
+            }
+        }
+
         void add(PendingWait wait) {
             incoming.offer(wait);
+            if (retired && incoming.remove(wait)) {
+                start(wait); // this server retired before draining it: a new server takes it
+                return;
+            }
             wake();
         }
 
@@ -96,12 +119,19 @@ final class WaitSetStrategy implements WaitStrategy {
         @Override
         public void run() {
             List<WaitSetMember> members = new ArrayList<>();
+            long idleSince = System.nanoTime();
             while (!stopped) {
                 wakePending.set(false);
                 for (PendingWait w; (w = incoming.poll()) != null; ) {
                     active.add(w);
                 }
                 active.removeIf(PendingWait::isDone);
+                if (!active.isEmpty()) {
+                    idleSince = System.nanoTime();
+                } else if (System.nanoTime() - idleSince > IDLE_RETIRE_NANOS) {
+                    retire(); // nothing to serve for a while: give the thread (and the set) back
+                    return;
+                }
                 members.clear();
                 for (PendingWait w : active) {
                     members.add((WaitSetMember) w.waiter);
@@ -109,9 +139,10 @@ final class WaitSetStrategy implements WaitStrategy {
                 try {
                     set.awaitAny(members, members.isEmpty() ? Duration.ofSeconds(1) : slice);
                 } catch (Throwable e) {
-                    active.forEach(w -> w.failed(e)); // the whole set failed (device lost)
+                    active.forEach(w -> w.failed(e)); // the whole set failed (device lost, device closed)
                     active.clear();
-                    continue;
+                    retire(); // never spin on a broken set: a later wait gets a fresh server, which fails fast
+                    return;
                 }
                 ProbePass.run(active);
             }

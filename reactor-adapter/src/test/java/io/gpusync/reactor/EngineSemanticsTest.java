@@ -250,4 +250,59 @@ class EngineSemanticsTest {
                 .expectError(SyncCancelledException.class)
                 .verify(Duration.ofSeconds(5));
     }
+
+    @Test
+    void aWaitSetThatFailsFailsItsWaitsAndStopsItsThreadInsteadOfSpinning() throws Exception {
+        SyncEngine engine = GpuSync.builder().name("broken-set").build();
+        try {
+            AtomicInteger awaits = new AtomicInteger();
+            io.gpusync.spi.WaitSet broken = new io.gpusync.spi.WaitSet() {
+                @Override
+                public void awaitAny(List<? extends io.gpusync.spi.WaitSetMember> members, Duration slice) {
+                    awaits.incrementAndGet();
+                    throw new DeviceLostException(BackendKind.VULKAN, "device closed");
+                }
+
+                @Override
+                public void wakeUp() {
+                }
+            };
+            CpuTimeline timeline = new CpuTimeline();
+            SyncWaiter inBrokenSet = new io.gpusync.spi.WaitSetMember() {
+                @Override
+                public io.gpusync.spi.WaitSet waitSet() {
+                    return broken;
+                }
+
+                @Override
+                public void await(Duration timeout) {
+                    timeline.at(1).await(timeout);
+                }
+
+                @Override
+                public boolean isSignaled() {
+                    return timeline.at(1).isSignaled();
+                }
+
+                @Override
+                public BackendKind backend() {
+                    return BackendKind.VULKAN;
+                }
+            };
+            for (int i = 0; i < 3; i++) {
+                StepVerifier.create(engine.await(inBrokenSet, Duration.ofSeconds(5)))
+                        .expectError(DeviceLostException.class)
+                        .verify(Duration.ofSeconds(5));
+            }
+            Thread.sleep(100);
+            assertThat(awaits.get()).isLessThanOrEqualTo(6); // a few calls, not a spinning loop
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (EngineThreadsProbe.threadsOf(engine) > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(EngineThreadsProbe.threadsOf(engine)).isZero();
+        } finally {
+            engine.dispose();
+        }
+    }
 }
