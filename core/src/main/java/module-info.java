@@ -1,8 +1,11 @@
-/** gpusync's contract ({@code io.gpusync}) and its blocking Panama backends. */
+/** gpusync's contract ({@code io.gpusync}), its SPI ({@code io.gpusync.spi}) and its blocking Panama backends. */
 module io.gpusync.core {
     requires transitive io.gpusync.bindings;
     exports io.gpusync;
     exports io.gpusync.spi;
     exports io.gpusync.cpu;
     exports io.gpusync.linux;
+    exports io.gpusync.gl;
+    exports io.gpusync.opencl;
+    exports io.gpusync.vulkan;
 }

@@ -41,6 +41,9 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
     final long startNanos;
     /** Set before the wait is started; a strategy may hand the wait to another one before it registers. */
     volatile WaitStrategy strategy;
+    /** Spin-then-callback: after this long on the pollers, {@link #handOverTo} takes the wait over. */
+    long handOverAfterNanos;
+    WaitStrategy handOverTo;
     /** The strategy's registration (a callback registration, an fd watch, a wait-set server). */
     volatile Object registration;
     private volatile Disposable timer;

@@ -29,6 +29,38 @@ final class SpinThenPoll implements WaitStrategy {
         }
     }
 
+    /**
+     * {@link WaitPath#SPIN_THEN_CALLBACK}: waits whose probe is a memory read are probed by the pollers for
+     * at most {@code spinBudget} after they start, then handed to {@code callbacks}.
+     */
+    WaitStrategy spinThenCallback(long spinBudgetNanos, WaitStrategy callbacks) {
+        SpinThenPoll probe = this;
+        return new WaitStrategy() {
+            @Override
+            public WaitPath path() {
+                return WaitPath.SPIN_THEN_CALLBACK;
+            }
+
+            @Override
+            public boolean accepts(io.gpusync.SyncWaiter waiter) {
+                return waiter instanceof io.gpusync.spi.CheapProbe && callbacks.accepts(waiter);
+            }
+
+            @Override
+            public void start(PendingWait wait) {
+                wait.handOverAfterNanos = spinBudgetNanos;
+                wait.handOverTo = callbacks;
+                probe.start(wait);
+            }
+
+            @Override
+            public void release(PendingWait wait) {
+                // while spinning there is nothing to free; after the hand-over the wait's strategy is the
+                // callback path, which frees its own registration
+            }
+        };
+    }
+
     @Override
     public WaitPath path() {
         return WaitPath.PROBE;
@@ -119,7 +151,7 @@ final class SpinThenPoll implements WaitStrategy {
                     idle.reset();
                 }
                 long t0 = System.nanoTime();
-                int completions = pass();
+                int completions = ProbePass.run(active);
                 idle.idle(completions, System.nanoTime() - t0);
             }
             active.clear();
@@ -133,33 +165,6 @@ final class SpinThenPoll implements WaitStrategy {
                 any = true;
             }
             return any;
-        }
-
-        /** Probes every active wait once (newest first); removes finished ones. */
-        private int pass() {
-            int completions = 0;
-            for (int i = active.size() - 1; i >= 0; i--) {
-                PendingWait w = active.get(i);
-                boolean remove = w.isDone();
-                if (!remove) {
-                    try {
-                        if (w.waiter.isSignaled()) {
-                            w.signalled();
-                            completions++;
-                            remove = true;
-                        }
-                    } catch (Throwable e) {
-                        w.failed(e); // an error ends the wait: never probe a failed waiter again
-                        remove = true;
-                    }
-                }
-                if (remove) {
-                    int last = active.size() - 1;
-                    active.set(i, active.get(last));
-                    active.remove(last);
-                }
-            }
-            return completions;
         }
     }
 }

@@ -89,7 +89,9 @@ public final class SyncEngine implements Disposable {
         Supplier<IdleStrategy> idle = b.idleStrategy != null ? b.idleStrategy
                 : () -> new BackoffIdleStrategy(b.spinBudget, Duration.ofNanos(20_000), Duration.ofMillis(1), 0.25);
         SpinThenPoll probe = new SpinThenPoll(b.pollerThreads, idle, new EngineThreads(name, "poller"));
-        strategies.add(new CallbackStrategy(group));
+        CallbackStrategy callbacks = new CallbackStrategy(group);
+        strategies.add(probe.spinThenCallback(b.spinBudget.toNanos(), callbacks));
+        strategies.add(callbacks);
         EpollFdWatcher epoll = EpollFdWatcher.on(group);
         if (epoll != null) {
             strategies.add(epoll);

@@ -14,6 +14,8 @@ package io.gpusync.reactor;
  *   <tr><td>{@link #WAIT_SET}</td><td>one per wait set (e.g. per Vulkan device)</td><td>that wait-set thread</td></tr>
  *   <tr><td>{@link #BLOCKING}</td><td>one pool thread per wait in progress</td><td>that pool thread</td></tr>
  *   <tr><td>{@link #PROBE}</td><td>the shared poller threads</td><td>the poller thread that saw it</td></tr>
+ *   <tr><td>{@link #SPIN_THEN_CALLBACK}</td><td>the pollers, for the spin budget only</td><td>a poller thread,
+ *       or as {@link #CALLBACK} once handed over</td></tr>
  * </table>
  * A timeout, a cancel or an engine dispose terminates the wait on the thread that caused it (the timer
  * scheduler's, the cancelling thread, the disposing thread).
@@ -30,5 +32,11 @@ public enum WaitPath {
     /** A native blocking wait ({@link io.gpusync.spi.BlockingWaiter}) on a pool thread, in slices. */
     BLOCKING,
     /** Probe-only: the shared spin-then-poll scheduler probes {@link io.gpusync.SyncWaiter#isSignaled()}. */
-    PROBE
+    PROBE,
+    /**
+     * A {@link io.gpusync.spi.CheapProbe} that can also call back: the pollers spin on its probe for the
+     * spin budget, then hand it to the {@link #CALLBACK} path — microsecond wakes for imminent completions,
+     * no CPU for long waits.
+     */
+    SPIN_THEN_CALLBACK
 }

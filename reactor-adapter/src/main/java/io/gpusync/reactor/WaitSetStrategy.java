@@ -113,32 +113,9 @@ final class WaitSetStrategy implements WaitStrategy {
                     active.clear();
                     continue;
                 }
-                probeAll();
+                ProbePass.run(active);
             }
             active.clear();
-        }
-
-        private void probeAll() {
-            for (int i = active.size() - 1; i >= 0; i--) {
-                PendingWait w = active.get(i);
-                boolean remove = w.isDone();
-                if (!remove) {
-                    try {
-                        if (w.waiter.isSignaled()) {
-                            w.signalled();
-                            remove = true;
-                        }
-                    } catch (Throwable e) {
-                        w.failed(e);
-                        remove = true;
-                    }
-                }
-                if (remove) {
-                    int last = active.size() - 1;
-                    active.set(i, active.get(last));
-                    active.remove(last);
-                }
-            }
         }
     }
 }

@@ -41,6 +41,33 @@ final class HostWaiters {
         return new Member(set, point.waiter());
     }
 
+    /** A memory-read probe that can also call back: spun on, then handed to the callback path. */
+    static SyncWaiter cheapProbeWithCallback(SyncPoint point) {
+        return new CheapWithCallback((SignalCallbackWaiter) point.waiter());
+    }
+
+    record CheapWithCallback(SignalCallbackWaiter inner) implements io.gpusync.spi.CheapProbe, SignalCallbackWaiter {
+        @Override
+        public void await(Duration timeout) {
+            inner.await(timeout);
+        }
+
+        @Override
+        public boolean isSignaled() {
+            return inner.isSignaled();
+        }
+
+        @Override
+        public BackendKind backend() {
+            return inner.backend();
+        }
+
+        @Override
+        public CallbackRegistration onSignal(SignalListener listener) {
+            return inner.onSignal(listener);
+        }
+    }
+
     record ProbeOnly(SyncWaiter inner) implements SyncWaiter {
         @Override
         public void await(Duration timeout) {

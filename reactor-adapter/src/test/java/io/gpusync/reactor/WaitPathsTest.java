@@ -46,6 +46,7 @@ class WaitPathsTest {
                 case WAIT_SET -> HostWaiters.member(WAIT_SET, point);
                 case BLOCKING -> HostWaiters.blockingOnly(point);
                 case PROBE -> HostWaiters.probeOnly(point);
+                case SPIN_THEN_CALLBACK -> HostWaiters.cheapProbeWithCallback(point);
                 default -> throw new IllegalArgumentException(path.name());
             };
             return new Subject(waiter, () -> timeline.signal(1), () -> { });

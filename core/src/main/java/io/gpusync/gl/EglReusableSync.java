@@ -1,0 +1,123 @@
+package io.gpusync.gl;
+
+import io.gpusync.BackendKind;
+import io.gpusync.GlBackend;
+import io.gpusync.SyncInvalidArgumentException;
+import io.gpusync.SyncNotSupportedException;
+import io.gpusync.SyncPoint;
+import io.gpusync.bindings.egl.Egl;
+import io.gpusync.bindings.egl.PFNEGLCREATESYNCKHRPROC;
+import io.gpusync.bindings.egl.PFNEGLSIGNALSYNCKHRPROC;
+import io.gpusync.spi.NativeAnchor;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Objects;
+
+/**
+ * A host-signalled EGL sync ({@code EGL_KHR_reusable_sync}): a binary sync object that the CPU signals and
+ * resets with {@code eglSignalSyncKHR}, waited on like any EGL sync through {@link #point()} (and GPU-side
+ * with {@code eglWaitSync} by consumers that support it). Created unsignalled.
+ *
+ * <p><b>Lifetime.</b> The sync is destroyed ({@code eglDestroySyncKHR}) exactly once, after this object and
+ * the point's waiter have both been closed (or become unreachable) and no wait on it is in progress; a
+ * {@link #signal()} after {@link #close()} throws {@link IllegalStateException}. The display stays the
+ * caller's.
+ *
+ * <p><b>Threading and blocking.</b> Thread-safe; {@link #signal()}/{@link #unsignal()} never block and wake
+ * every thread blocked in the point's {@code await}. A wait cannot be cancelled except by its timeout (or
+ * by signalling).
+ */
+public final class EglReusableSync implements AutoCloseable {
+    private final MemorySegment display;
+    private final MemorySegment sync;
+    private final SyncPoint.OpenGLSync point;
+    private final NativeAnchor.Claim claim;
+
+    private EglReusableSync(MemorySegment display, MemorySegment sync) {
+        this.display = display;
+        this.sync = sync;
+        NativeAnchor anchor = NativeAnchor.owned("reusable EGLSync " + EglNative.hex(sync),
+                new EglSyncWaiter.Destroy(display, sync));
+        this.point = new SyncPoint.OpenGLSync(sync, GlBackend.EGL, new EglSyncWaiter(display, sync, anchor));
+        this.claim = anchor.claim(this);
+    }
+
+    /**
+     * A new, unsignalled reusable sync on the initialised {@code display}.
+     *
+     * @throws SyncNotSupportedException        if libEGL is absent or the display lacks
+     *                                          {@code EGL_KHR_reusable_sync}
+     * @throws io.gpusync.SyncBackendException if {@code eglCreateSyncKHR} fails
+     */
+    public static EglReusableSync create(MemorySegment display) {
+        Objects.requireNonNull(display, "display");
+        EglNative.requireEgl();
+        if (display.equals(Egl.EGL_NO_DISPLAY())) {
+            throw new SyncInvalidArgumentException(BackendKind.OPENGL, "EGL_NO_DISPLAY");
+        }
+        MemorySegment fn = EglNative.Khr.require(EglNative.Khr.CREATE_SYNC, "eglCreateSyncKHR");
+        EglNative.Khr.require(EglNative.Khr.SIGNAL_SYNC, "eglSignalSyncKHR");
+        if (!EglNative.hasExtension(display, "EGL_KHR_reusable_sync")) {
+            throw new SyncNotSupportedException(BackendKind.OPENGL,
+                    "EGL display " + EglNative.hex(display) + " does not support EGL_KHR_reusable_sync");
+        }
+        MemorySegment sync;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attribs = arena.allocateFrom(ValueLayout.JAVA_INT, Egl.EGL_NONE());
+            sync = PFNEGLCREATESYNCKHRPROC.invoke(fn, display, Egl.EGL_SYNC_REUSABLE_KHR(), attribs);
+        }
+        if (sync.equals(Egl.EGL_NO_SYNC_KHR())) {
+            throw EglNative.eglFailure("eglCreateSyncKHR(EGL_SYNC_REUSABLE_KHR)");
+        }
+        return new EglReusableSync(display, sync);
+    }
+
+    /** {@link #create(MemorySegment)} from a raw {@code EGLDisplay} value. */
+    public static EglReusableSync create(long display) {
+        return create(MemorySegment.ofAddress(display));
+    }
+
+    /** The point that is signalled while this sync is; its {@code glsync} is the {@code EGLSync} handle. */
+    public SyncPoint.OpenGLSync point() {
+        return point;
+    }
+
+    /** The {@code EGLSync} handle. */
+    public MemorySegment handle() {
+        return sync;
+    }
+
+    /** Signals the sync ({@code eglSignalSyncKHR(EGL_SIGNALED_KHR)}), waking every waiter. */
+    public void signal() {
+        setStatus(Egl.EGL_SIGNALED_KHR(), "EGL_SIGNALED_KHR");
+    }
+
+    /** Resets the sync to unsignalled ({@code eglSignalSyncKHR(EGL_UNSIGNALED_KHR)}), for reuse. */
+    public void unsignal() {
+        setStatus(Egl.EGL_UNSIGNALED_KHR(), "EGL_UNSIGNALED_KHR");
+    }
+
+    private void setStatus(int mode, String name) {
+        claim.enter();
+        try {
+            if (PFNEGLSIGNALSYNCKHRPROC.invoke(EglNative.Khr.SIGNAL_SYNC, display, sync, mode) == Egl.EGL_FALSE()) {
+                throw EglNative.eglFailure("eglSignalSyncKHR(" + EglNative.hex(sync) + ", " + name + ")");
+            }
+        } finally {
+            claim.exit();
+        }
+    }
+
+    /** Drops this producer's hold; the sync is destroyed once the point's waiter is closed too. Idempotent. */
+    @Override
+    public void close() {
+        claim.close();
+    }
+
+    @Override
+    public String toString() {
+        return "EglReusableSync[" + EglNative.hex(sync) + "]";
+    }
+}

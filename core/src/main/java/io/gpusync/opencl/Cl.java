@@ -1,0 +1,135 @@
+package io.gpusync.opencl;
+
+import io.gpusync.BackendKind;
+import io.gpusync.SyncInvalidArgumentException;
+import io.gpusync.bindings.opencl.OpenCl;
+import io.gpusync.internal.NativeLibraries;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Objects;
+
+/**
+ * The few OpenCL calls the backend makes, with their return codes checked, plus handle validation and
+ * the release of our event references. Every entry point of the package calls {@link #require()} before
+ * touching the generated {@link OpenCl} class (whose static initializer opens the library).
+ */
+final class Cl {
+    static final String LIBRARY = "libOpenCL.so.1";
+    private static final System.Logger LOG = System.getLogger(Cl.class.getName());
+
+    /**
+     * Per-thread out-parameter memory for probes and waits (16 bytes, freed with the thread): a probe must
+     * not allocate native memory on every call. Never used across a nested native call.
+     */
+    private static final ThreadLocal<MemorySegment> SCRATCH =
+            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(16, 8));
+
+    private Cl() {
+    }
+
+    /** @throws io.gpusync.SyncNotSupportedException if libOpenCL.so.1 cannot be loaded */
+    static void require() {
+        NativeLibraries.require(BackendKind.OPENCL, LIBRARY);
+    }
+
+    /**
+     * {@code handle} as a plain native address: rejects {@code null} (NPE), NULL and heap segments
+     * ({@link SyncInvalidArgumentException}). A non-NULL address cannot be validated without calling the
+     * driver with it; see {@link OpenClEvents}.
+     */
+    static MemorySegment handle(MemorySegment handle, String kind) {
+        Objects.requireNonNull(handle, kind);
+        if (!handle.isNative()) {
+            throw new SyncInvalidArgumentException(BackendKind.OPENCL,
+                    kind + " must be a native address, got a heap segment " + handle);
+        }
+        if (handle.address() == 0) {
+            throw new SyncInvalidArgumentException(BackendKind.OPENCL, kind + " must not be NULL");
+        }
+        return MemorySegment.ofAddress(handle.address());
+    }
+
+    /** {@code handle} (a {@code cl_*} pointer held as a {@code long}, as JOCL/LWJGL do) as a segment. */
+    static MemorySegment handle(long handle, String kind) {
+        if (handle == 0) {
+            throw new SyncInvalidArgumentException(BackendKind.OPENCL, kind + " must not be NULL (0)");
+        }
+        return MemorySegment.ofAddress(handle);
+    }
+
+    /**
+     * The event's {@code CL_EVENT_COMMAND_EXECUTION_STATUS}: {@code CL_COMPLETE} (0), a positive
+     * in-progress state, or a negative error.
+     *
+     * @throws io.gpusync.SyncException if the query itself fails
+     */
+    static int status(MemorySegment event, String what) {
+        MemorySegment out = SCRATCH.get();
+        int rc = OpenCl.clGetEventInfo(event, OpenCl.CL_EVENT_COMMAND_EXECUTION_STATUS(), Integer.BYTES, out,
+                MemorySegment.NULL);
+        ClErrors.check(rc, "clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)", what);
+        return out.get(ValueLayout.JAVA_INT, 0);
+    }
+
+    /** {@link #status}, or {@code fallback} if the query fails (for paths that must not throw). */
+    static int statusOr(MemorySegment event, int fallback) {
+        MemorySegment out = SCRATCH.get();
+        int rc = OpenCl.clGetEventInfo(event, OpenCl.CL_EVENT_COMMAND_EXECUTION_STATUS(), Integer.BYTES, out,
+                MemorySegment.NULL);
+        return rc == OpenCl.CL_SUCCESS() ? out.get(ValueLayout.JAVA_INT, 0) : fallback;
+    }
+
+    /** The event's {@code CL_EVENT_REFERENCE_COUNT} (a debugging value; the tests use it). */
+    static int referenceCount(MemorySegment event, String what) {
+        MemorySegment out = SCRATCH.get();
+        int rc = OpenCl.clGetEventInfo(event, OpenCl.CL_EVENT_REFERENCE_COUNT(), Integer.BYTES, out,
+                MemorySegment.NULL);
+        ClErrors.check(rc, "clGetEventInfo(CL_EVENT_REFERENCE_COUNT)", what);
+        return out.get(ValueLayout.JAVA_INT, 0);
+    }
+
+    /** {@code clWaitForEvents(1, &event)}: blocks in the driver, no timeout. Returns the raw code. */
+    static int waitForEvent(MemorySegment event) {
+        MemorySegment list = SCRATCH.get();
+        list.set(ValueLayout.ADDRESS, 0, event);
+        return OpenCl.clWaitForEvents(1, list);
+    }
+
+    /** Adds a reference ({@code clRetainEvent}). */
+    static void retainEvent(MemorySegment event, String what) {
+        ClErrors.check(OpenCl.clRetainEvent(event), "clRetainEvent", what);
+    }
+
+    /**
+     * The release action of an event anchor: drops one reference. Must not capture a waiter.
+     *
+     * <p>When the last hold is dropped inside our event callback (a registration completing on a PoCL
+     * worker thread, inside {@code clSetUserEventStatus}, or inside {@code clSetEventCallback}), the
+     * {@code clReleaseEvent} is handed to the housekeeping thread instead of being made there: the spec
+     * permits the call in a callback, but PoCL 3.1 re-locks the event after each callback returns, so
+     * dropping what may be the last reference from inside one would let the driver touch freed memory.
+     * Elsewhere the release runs inline, on the thread that dropped the last hold.
+     */
+    static Runnable releaser(MemorySegment event, String what) {
+        Runnable release = () -> {
+            int rc = OpenCl.clReleaseEvent(event);
+            if (rc != OpenCl.CL_SUCCESS()) {
+                LOG.log(System.Logger.Level.WARNING, "clReleaseEvent failed on " + what + " ("
+                        + ClErrors.name(rc) + " = " + rc + ")");
+            }
+        };
+        return () -> {
+            if (ClCallbacks.inUpcall()) {
+                ClCallbacks.housekeeper().execute(release);
+            } else {
+                release.run();
+            }
+        };
+    }
+
+    static String hex(MemorySegment handle) {
+        return "0x" + Long.toHexString(handle.address());
+    }
+}

@@ -1,0 +1,237 @@
+package io.gpusync.opencl;
+
+import io.gpusync.BackendKind;
+import io.gpusync.SyncCancelledException;
+import io.gpusync.SyncException;
+import io.gpusync.SyncTimeoutException;
+import io.gpusync.bindings.opencl.OpenCl;
+import io.gpusync.spi.CallbackRegistration;
+import io.gpusync.spi.Deadline;
+import io.gpusync.spi.NativeAnchor;
+import io.gpusync.spi.SignalCallbackWaiter;
+import io.gpusync.spi.SignalListener;
+import io.gpusync.spi.Timeouts;
+
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The waiter of an OpenCL {@code cl_event} ({@link io.gpusync.SyncPoint.OpenCl} without a value). Made by
+ * {@link OpenClEvents}; thread-safe.
+ *
+ * <ul>
+ *   <li>{@link #isSignaled()}: one {@code clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)} —
+ *       {@code CL_COMPLETE} → {@code true}, a non-negative state → {@code false}, a negative status → a
+ *       {@link SyncException} carrying that code (never {@code false}: a failed command never completes).</li>
+ *   <li>{@link #onSignal}: {@code clSetEventCallback(event, CL_COMPLETE, …)} through one process-wide upcall
+ *       stub; the engine's no-thread path. Already complete (or failed): the listener runs at once.</li>
+ *   <li>{@link #await}: {@link Duration#ZERO} probes; {@link io.gpusync.SyncPoint#FOREVER} blocks in
+ *       {@code clWaitForEvents} (the driver's own wait, which has no timeout); a finite timeout registers a
+ *       callback and parks the thread until it fires or the deadline passes — a timed wait that neither
+ *       spins nor polls, never returning before its timeout. A timed-out or interrupted parked wait
+ *       cancels its registration; an interrupt ends it with {@link SyncCancelledException} and the
+ *       interrupt flag set ({@code clWaitForEvents} cannot be interrupted).</li>
+ * </ul>
+ *
+ * <p><b>Why not {@link io.gpusync.spi.BlockingWaiter}.</b> Every finite {@code await} parks, but it does
+ * so by registering a callback, and OpenCL cannot unregister one: a timed-out wait leaves a dead entry in
+ * the driver's callback list until the event is released. An engine that waits in short slices would pile
+ * those up, one per slice. The honest advertisement is therefore {@link SignalCallbackWaiter} alone, which
+ * the engine prefers anyway: one registration per wait, no thread.
+ *
+ * <p><b>Lifetime.</b> The waiter holds one OpenCL reference to the event through a {@link NativeAnchor}
+ * (see {@link OpenClEvents} for owned versus borrowed handles); {@link #close()} drops this waiter's claim.
+ * The reference is released ({@code clReleaseEvent}) exactly once, after the last claim is closed (or
+ * collected), no wait or probe is in progress and no callback registration is pending.
+ */
+public final class OpenClEventWaiter implements SignalCallbackWaiter {
+    private static final int CL_COMPLETE = OpenCl.CL_COMPLETE();
+
+    private final MemorySegment event;
+    private final NativeAnchor.Claim claim;
+    private final String what;
+
+    OpenClEventWaiter(MemorySegment event, NativeAnchor anchor, String what) {
+        this.event = event;
+        this.what = what;
+        this.claim = anchor.claim(this);
+    }
+
+    /** The {@code cl_event} (valid while this waiter is open). */
+    public MemorySegment event() {
+        return event;
+    }
+
+    @Override
+    public BackendKind backend() {
+        return BackendKind.OPENCL;
+    }
+
+    @Override
+    public boolean isSignaled() {
+        claim.enter();
+        try {
+            return settled(Cl.status(event, what));
+        } finally {
+            claim.exit();
+        }
+    }
+
+    /** {@code true} when complete, {@code false} while in progress; throws the failure of a negative status. */
+    private boolean settled(int status) {
+        if (status == CL_COMPLETE) {
+            return true;
+        }
+        if (status < 0) {
+            throw ClErrors.eventFailed(status, what);
+        }
+        return false;
+    }
+
+    @Override
+    public void await(Duration timeout) {
+        Timeouts.requireValid(timeout);
+        claim.enter();
+        try {
+            if (settled(Cl.status(event, what))) {
+                return;
+            }
+            if (timeout.isZero()) {
+                throw timedOut(timeout);
+            }
+            if (Timeouts.isForever(timeout)) {
+                awaitInDriver();
+            } else {
+                awaitParked(timeout);
+            }
+        } finally {
+            claim.exit();
+        }
+    }
+
+    private void awaitInDriver() {
+        int rc = Cl.waitForEvent(event);
+        if (rc == OpenCl.CL_SUCCESS()) {
+            return;
+        }
+        if (rc == OpenCl.CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST()) {
+            int status = Cl.status(event, what);
+            if (status < 0) {
+                throw ClErrors.eventFailed(status, what);
+            }
+        }
+        throw ClErrors.callFailed(rc, "clWaitForEvents", what);
+    }
+
+    private void awaitParked(Duration timeout) {
+        Deadline deadline = Deadline.after(timeout);
+        Parked parked = new Parked(Thread.currentThread());
+        ClCallbacks.Registration registration = ClCallbacks.register(event, claim.anchor(), parked, what);
+        boolean interrupted = false;
+        try {
+            while (!parked.done) {
+                long left = deadline.remainingNanos();
+                if (left == 0) {
+                    if (registration.tryCancel()) {
+                        throw timedOut(timeout);
+                    }
+                    break; // completing concurrently with the deadline: report the outcome
+                }
+                LockSupport.parkNanos(this, left);
+                if (Thread.interrupted()) {
+                    interrupted = true;
+                    if (registration.tryCancel()) {
+                        throw new SyncCancelledException("await on " + what + " was interrupted");
+                    }
+                    break;
+                }
+            }
+        } finally {
+            registration.tryCancel(); // no-op unless an unexpected exception left it pending
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        while (!parked.done) {
+            Thread.onSpinWait(); // the callback removed the registration and is about to hand over
+        }
+        if (parked.error != null) {
+            throw parked.error;
+        }
+    }
+
+    @Override
+    public CallbackRegistration onSignal(SignalListener listener) {
+        Objects.requireNonNull(listener, "listener");
+        claim.enter();
+        try {
+            int status = Cl.status(event, what);
+            if (status == CL_COMPLETE) {
+                listener.signalled();
+                return CallbackRegistration.DONE;
+            }
+            if (status < 0) {
+                listener.failed(ClErrors.eventFailed(status, what));
+                return CallbackRegistration.DONE;
+            }
+            return ClCallbacks.register(event, claim.anchor(), listener, what);
+        } finally {
+            claim.exit();
+        }
+    }
+
+    /** The anchor of the event reference (tests observe it). */
+    NativeAnchor anchor() {
+        return claim.anchor();
+    }
+
+    /** Holds the event alive around a call that uses it (an enqueue with this event in its wait list). */
+    void enter() {
+        claim.enter();
+    }
+
+    void exit() {
+        claim.exit();
+    }
+
+    @Override
+    public void close() {
+        claim.close();
+    }
+
+    private SyncTimeoutException timedOut(Duration timeout) {
+        return new SyncTimeoutException(BackendKind.OPENCL,
+                what + " not complete within " + Timeouts.describe(timeout));
+    }
+
+    @Override
+    public String toString() {
+        return "OpenClEventWaiter[" + what + (claim.isClosed() ? ", closed" : "") + "]";
+    }
+
+    /** A thread parked in a finite {@link #await}. */
+    private static final class Parked implements SignalListener {
+        private final Thread thread;
+        private SyncException error;
+        private volatile boolean done;
+
+        Parked(Thread thread) {
+            this.thread = thread;
+        }
+
+        @Override
+        public void signalled() {
+            done = true;
+            LockSupport.unpark(thread);
+        }
+
+        @Override
+        public void failed(SyncException error) {
+            this.error = error;
+            done = true;
+            LockSupport.unpark(thread);
+        }
+    }
+}

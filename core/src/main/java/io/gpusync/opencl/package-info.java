@@ -1,0 +1,16 @@
+/**
+ * The OpenCL backend: {@code cl_event} waits over PoCL or any OpenCL 1.1+ driver, through Panama.
+ *
+ * <ul>
+ *   <li>{@link io.gpusync.opencl.OpenClEvents} — points over events an application holds (raw handles as
+ *       {@code MemorySegment} or {@code long}), owned or borrowed;</li>
+ *   <li>{@link io.gpusync.opencl.OpenClEventWaiter} — probe ({@code clGetEventInfo}), callback
+ *       ({@code clSetEventCallback}, one process-wide upcall stub), blocking ({@code clWaitForEvents}) and
+ *       timed parked waits;</li>
+ *   <li>{@link io.gpusync.opencl.OpenClUserEvent} — a host-controlled event (complete or fail);</li>
+ *   <li>{@link io.gpusync.opencl.OpenClContext} — a small owned context/queue that enqueues real kernels
+ *       and markers, for tests, demos and benchmarks.</li>
+ * </ul>
+ * No {@code cl_khr_semaphore} support: {@link io.gpusync.SyncPoint.OpenCl} points made here carry no value.
+ */
+package io.gpusync.opencl;

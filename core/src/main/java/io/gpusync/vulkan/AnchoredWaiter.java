@@ -1,0 +1,92 @@
+package io.gpusync.vulkan;
+
+import io.gpusync.BackendKind;
+import io.gpusync.SyncWaiter;
+import io.gpusync.spi.NativeAnchor;
+
+import java.util.Optional;
+
+/**
+ * What every Vulkan waiter shares: a claim on its primitive's {@link NativeAnchor} and a claim on its
+ * device's, both entered for the duration of a wait or probe ({@link #pin()}), both dropped by
+ * {@link #close()} (primitive first, so an owned handle is destroyed while its device is alive).
+ */
+abstract class AnchoredWaiter implements SyncWaiter {
+    final VulkanDevice view;
+    final DeviceState state;
+    private final NativeAnchor.Claim claim;
+    private final NativeAnchor.Claim deviceClaim;
+
+    AnchoredWaiter(VulkanDevice view, NativeAnchor primitive) {
+        this.view = view;
+        this.state = view.state;
+        this.claim = primitive.claim(this);
+        try {
+            this.deviceClaim = state.anchor.claim(this);
+        } catch (RuntimeException e) {
+            claim.close();
+            throw e;
+        }
+    }
+
+    /** The primitive's anchor (shared with every waiter rebound from this one). */
+    final NativeAnchor anchor() {
+        return claim.anchor();
+    }
+
+    /** Starts a wait or probe: the primitive and the device stay alive until {@link #unpin()}. */
+    final void pin() {
+        if (claim.isClosed()) {
+            throw new IllegalStateException(this + " is closed");
+        }
+        deviceClaim.enter();
+        try {
+            claim.enter();
+        } catch (RuntimeException e) {
+            deviceClaim.exit();
+            throw e;
+        }
+    }
+
+    /** {@link #pin()} that reports a closed waiter as {@code false}. */
+    final boolean tryPin() {
+        try {
+            pin();
+            return true;
+        } catch (IllegalStateException closed) {
+            return false;
+        }
+    }
+
+    final void unpin() {
+        claim.exit();
+        deviceClaim.exit();
+    }
+
+    final void requireOpen() {
+        if (claim.isClosed()) {
+            throw new IllegalStateException(this + " is closed");
+        }
+    }
+
+    @Override
+    public final BackendKind backend() {
+        return BackendKind.VULKAN;
+    }
+
+    /** Also exposes the {@link VulkanDevice} that minted this waiter. */
+    @Override
+    public final <T> Optional<T> unwrap(Class<T> type) {
+        if (type.isInstance(this)) {
+            return Optional.of(type.cast(this));
+        }
+        return type.isInstance(view) ? Optional.of(type.cast(view)) : Optional.empty();
+    }
+
+    /** Drops this waiter's claims (idempotent); see {@link SyncWaiter#close()}. */
+    @Override
+    public final void close() {
+        claim.close();
+        deviceClaim.close();
+    }
+}

@@ -1,0 +1,106 @@
+package io.gpusync.vulkan;
+
+import io.gpusync.BackendKind;
+import io.gpusync.SyncTimeoutException;
+import io.gpusync.spi.BlockingWaiter;
+import io.gpusync.spi.Deadline;
+import io.gpusync.spi.NativeAnchor;
+import io.gpusync.spi.Timeouts;
+
+import java.lang.ref.Reference;
+import java.time.Duration;
+
+import static io.gpusync.vulkan.VkResults.hex;
+
+/**
+ * The waiter of a {@code VkFence} — also the CPU side of a binary-semaphore point whose producer signals a
+ * fence in the same submission ({@link VulkanDevice#binaryPoint(long, long, Ownership)}).
+ *
+ * <p><b>Blocking.</b> {@link #await} parks in {@code vkWaitForFences} ({@link io.gpusync.SyncPoint#FOREVER}
+ * → {@code UINT64_MAX}; an early {@code VK_TIMEOUT} is waited on again for the rest, so a timeout is never
+ * reported early). {@link #isSignaled()} is {@code vkGetFenceStatus}: {@code VK_NOT_READY} → {@code false},
+ * {@code VK_ERROR_DEVICE_LOST} → {@link io.gpusync.DeviceLostException}. A fence that the producer resets
+ * reads unsignalled again: gpusync never resets it.
+ *
+ * <p><b>Threading.</b> Thread-safe: any number of threads may wait and probe (Vulkan allows concurrent
+ * waits on a fence). <b>Cancellation:</b> a native wait cannot be interrupted; wait in slices to cancel.
+ *
+ * <p><b>Lifetime.</b> As every {@link io.gpusync.SyncWaiter}: an {@linkplain Ownership#OWNED owned} fence
+ * (and companion semaphore) is destroyed once this waiter is closed (or unreachable) and no wait on it is
+ * in progress; a borrowed one is never destroyed by gpusync.
+ */
+public final class VulkanFenceWaiter extends AnchoredWaiter implements BlockingWaiter {
+    private final long fence;
+
+    VulkanFenceWaiter(VulkanDevice view, long fence, NativeAnchor anchor) {
+        super(view, anchor);
+        this.fence = fence;
+    }
+
+    /** The raw {@code VkFence} handle (for a producer's {@code vkQueueSubmit}). */
+    public long fence() {
+        return fence;
+    }
+
+    /** The device this fence belongs to. */
+    public VulkanDevice device() {
+        return view;
+    }
+
+    @Override
+    public void await(Duration timeout) {
+        Timeouts.requireValid(timeout);
+        pin();
+        try {
+            state.checkNotLost(describe());
+            Deadline deadline = Deadline.after(timeout);
+            long nanos = Timeouts.toNanos(timeout, DeviceFunctions.INFINITE);
+            while (true) {
+                int r = state.fns.waitForFence(fence, nanos);
+                if (r == VkResults.SUCCESS) {
+                    return;
+                }
+                if (r != VkResults.TIMEOUT) {
+                    throw state.failure(r, "vkWaitForFences(" + describe() + ")");
+                }
+                long left = deadline.remainingNanos();
+                if (left == 0) {
+                    throw new SyncTimeoutException(BackendKind.VULKAN, describe() + " not signalled within "
+                            + Timeouts.describe(timeout) + " (vkWaitForFences returned VK_TIMEOUT)");
+                }
+                nanos = left;
+            }
+        } finally {
+            unpin();
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    @Override
+    public boolean isSignaled() {
+        pin();
+        try {
+            state.checkNotLost(describe());
+            int r = state.fns.fenceStatus(fence);
+            if (r == VkResults.SUCCESS) {
+                return true;
+            }
+            if (r == VkResults.NOT_READY) {
+                return false;
+            }
+            throw state.failure(r, "vkGetFenceStatus(" + describe() + ")");
+        } finally {
+            unpin();
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    private String describe() {
+        return "VkFence " + hex(fence) + " on " + state;
+    }
+
+    @Override
+    public String toString() {
+        return "VulkanFenceWaiter[" + describe() + "]";
+    }
+}

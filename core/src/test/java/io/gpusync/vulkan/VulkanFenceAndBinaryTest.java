@@ -1,0 +1,135 @@
+package io.gpusync.vulkan;
+
+import io.gpusync.SyncInvalidArgumentException;
+import io.gpusync.SyncNotSupportedException;
+import io.gpusync.SyncPoint;
+import io.gpusync.SyncTimeoutException;
+import io.gpusync.VulkanSemaphoreKind;
+import io.gpusync.spi.BlockingWaiter;
+import io.gpusync.spi.WaitSetMember;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static io.gpusync.vulkan.Lavapipe.onPlatformThread;
+import static io.gpusync.vulkan.Lavapipe.settle;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Fences and binary semaphores on a real lavapipe device. */
+class VulkanFenceAndBinaryTest {
+    private static VulkanContext ctx;
+    private static VulkanDevice device;
+
+    @BeforeAll
+    static void open() {
+        ctx = Lavapipe.context();
+        device = ctx.device();
+    }
+
+    @AfterAll
+    static void close() {
+        if (ctx != null) {
+            ctx.close();
+        }
+    }
+
+    @Test
+    void aQueueSignalledFenceCompletesAThreadBlockedInAwait() throws Exception {
+        try (VulkanFenceWaiter fence = device.createFence(false)) {
+            assertThat(fence).isInstanceOf(BlockingWaiter.class).isNotInstanceOf(WaitSetMember.class);
+            CompletableFuture<Void> waiting = onPlatformThread(() -> fence.await(SyncPoint.FOREVER));
+            settle();
+            assertThat(waiting).isNotDone();
+            ctx.signalFenceOnQueue(fence.fence());
+            waiting.get(5, TimeUnit.SECONDS);
+            assertThat(fence.isSignaled()).isTrue();
+        }
+    }
+
+    @Test
+    void aFenceProbeReadsNotReadyAsFalse() {
+        try (VulkanFenceWaiter unsignalled = device.createFence(false);
+             VulkanFenceWaiter signalled = device.createFence(true)) {
+            assertThat(unsignalled.isSignaled()).isFalse();
+            assertThat(signalled.isSignaled()).isTrue();
+            signalled.await(Duration.ZERO);
+            assertThat(unsignalled.rebindToValue(3)).isEmpty();
+        }
+    }
+
+    @Test
+    void aFenceWaitTimesOutNoEarlierThanItsTimeoutAndNamesTheFence() {
+        try (VulkanFenceWaiter fence = device.createFence(false)) {
+            Duration timeout = Duration.ofMillis(80);
+            long t0 = System.nanoTime();
+            assertThatThrownBy(() -> fence.await(timeout)).isInstanceOf(SyncTimeoutException.class)
+                    .hasMessageContaining("VkFence 0x" + Long.toHexString(fence.fence()))
+                    .hasMessageContaining("0.08s");
+            assertThat(System.nanoTime() - t0).isGreaterThanOrEqualTo(timeout.toNanos());
+            assertThatThrownBy(() -> fence.await(Duration.ZERO)).isInstanceOf(SyncTimeoutException.class);
+        }
+    }
+
+    @Test
+    void aBorrowedFenceIsNeverDestroyedAndAnOwnedOneExactlyOnce() {
+        long raw = device.state.fns.createFence(true);
+        long destroyed = device.state.fns.fencesDestroyed.get();
+        VulkanFenceWaiter borrowed = device.fenceWaiter(raw, Ownership.BORROWED);
+        assertThat(borrowed.isSignaled()).isTrue();
+        borrowed.close();
+        borrowed.close();
+        assertThat(device.state.fns.fencesDestroyed.get()).isEqualTo(destroyed);
+        assertThat(device.state.fns.fenceStatus(raw)).isEqualTo(VkResults.SUCCESS); // still alive: ours to destroy
+
+        VulkanFenceWaiter adopted = device.fenceWaiter(raw, Ownership.OWNED);
+        adopted.close();
+        adopted.close();
+        assertThat(device.state.fns.fencesDestroyed.get()).isEqualTo(destroyed + 1);
+        assertThatThrownBy(() -> adopted.await(Duration.ZERO)).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void aBinaryPointWithACompanionFenceIsWaitedOnThroughTheFence() throws Exception {
+        long semaphore = device.state.fns.createSemaphore(false, 0);
+        long fence = device.state.fns.createFence(false);
+        long semsBefore = device.state.fns.semaphoresDestroyed.get();
+        long fencesBefore = device.state.fns.fencesDestroyed.get();
+        SyncPoint.Vulkan p = device.binaryPoint(semaphore, fence, Ownership.OWNED);
+        assertThat(p.kind()).isEqualTo(VulkanSemaphoreKind.BINARY);
+        assertThat(p.semaphore()).isEqualTo(semaphore);
+        assertThat(p.waiter()).isInstanceOf(VulkanFenceWaiter.class);
+        assertThat(p.isSignaled()).isFalse();
+        CompletableFuture<Void> waiting = onPlatformThread(() -> p.await(SyncPoint.FOREVER));
+        settle();
+        ctx.signalBinaryOnQueue(semaphore, fence);
+        waiting.get(5, TimeUnit.SECONDS);
+        assertThat(p.isSignaled()).isTrue();
+        assertThatThrownBy(() -> p.withValue(2)).isInstanceOf(SyncInvalidArgumentException.class);
+        ctx.device().state.check(ctx.device().state.fns.deviceWaitIdle(), "vkDeviceWaitIdle");
+        p.waiter().close();
+        assertThat(device.state.fns.semaphoresDestroyed.get()).isEqualTo(semsBefore + 1);
+        assertThat(device.state.fns.fencesDestroyed.get()).isEqualTo(fencesBefore + 1);
+    }
+
+    @Test
+    void aBinaryPointWithoutAFenceRefusesCpuWaitsWithAnExplanationAndNeverProbesTheCounter() {
+        long semaphore = device.state.fns.createSemaphore(false, 0);
+        SyncPoint.Vulkan p = device.binaryPoint(semaphore, Ownership.OWNED);
+        try {
+            assertThat(p.waiter()).isNotInstanceOf(BlockingWaiter.class).isNotInstanceOf(WaitSetMember.class);
+            assertThatThrownBy(() -> p.await(Duration.ofSeconds(1))).isInstanceOf(SyncNotSupportedException.class)
+                    .hasMessageContaining("binary VkSemaphore 0x" + Long.toHexString(semaphore))
+                    .hasMessageContaining("binaryPoint(semaphore, fence, ownership)");
+            assertThatThrownBy(p::isSignaled).isInstanceOf(SyncNotSupportedException.class);
+            assertThat(p.waiter().rebindToValue(1)).isEmpty();
+        } finally {
+            p.waiter().close();
+        }
+        assertThatThrownBy(p::isSignaled).isInstanceOf(IllegalStateException.class);
+    }
+}

@@ -1,0 +1,148 @@
+package io.gpusync.vulkan;
+
+import io.gpusync.SyncPoint;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static io.gpusync.vulkan.Lavapipe.onPlatformThread;
+import static io.gpusync.vulkan.Lavapipe.settle;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Who destroys what, and when: owned vs borrowed handles, deferred release, forgotten waiters, devices. */
+class VulkanLifetimeTest {
+    private static VulkanContext ctx;
+    private static VulkanDevice device;
+
+    @BeforeAll
+    static void open() {
+        ctx = Lavapipe.context();
+        device = ctx.device();
+    }
+
+    @AfterAll
+    static void close() {
+        if (ctx != null) {
+            ctx.close();
+        }
+    }
+
+    private static long destroyed() {
+        return device.state.fns.semaphoresDestroyed.get();
+    }
+
+    @Test
+    void closeDuringAWaitDefersTheReleaseUntilTheWaitReturnsAndDestroysTheSemaphoreOnce() throws Exception {
+        SyncPoint.Vulkan p0 = device.createTimelineSemaphore(0);
+        SyncPoint p1 = p0.withValue(1);
+        TimelineSemaphoreWaiter w = (TimelineSemaphoreWaiter) p1.waiter();
+        long before = destroyed();
+        CompletableFuture<Void> waiting = onPlatformThread(() -> p1.await(SyncPoint.FOREVER));
+        settle();
+        p0.waiter().close();
+        p1.waiter().close();
+        assertThat(w.anchor().isReleased()).isFalse();
+        assertThat(destroyed()).isEqualTo(before);
+        assertThat(waiting).isNotDone();
+
+        device.hostSignal(p0.semaphore(), 1); // still alive: the wait in progress pins it
+        waiting.get(5, TimeUnit.SECONDS);
+        assertThat(w.anchor().isReleased()).isTrue();
+        assertThat(destroyed()).isEqualTo(before + 1);
+
+        p1.waiter().close();
+        p0.waiter().close();
+        assertThat(destroyed()).isEqualTo(before + 1);
+        assertThatThrownBy(() -> p1.await(Duration.ZERO)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(p1::isSignaled).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> p1.withValue(2)).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void anAdoptedSemaphoreIsDestroyedExactlyOnceWhenItsLastReboundWaiterCloses() {
+        long raw = device.state.fns.createSemaphore(true, 0);
+        long before = destroyed();
+        SyncPoint.Vulkan p = device.timelinePoint(raw, 0, Ownership.OWNED);
+        SyncPoint q = p.withValue(3);
+        p.waiter().close();
+        assertThat(destroyed()).isEqualTo(before);
+        assertThat(q.isSignaled()).isFalse(); // still usable through the rebound waiter
+        q.waiter().close();
+        assertThat(destroyed()).isEqualTo(before + 1);
+        q.waiter().close();
+        p.waiter().close();
+        assertThat(destroyed()).isEqualTo(before + 1);
+    }
+
+    @Test
+    void aBorrowedSemaphoreIsNeverDestroyed() {
+        long raw = device.state.fns.createSemaphore(true, 0);
+        long before = destroyed();
+        SyncPoint.Vulkan p = device.timelinePoint(raw, 2, Ownership.BORROWED);
+        SyncPoint q = p.withValue(4);
+        assertThat(((TimelineSemaphoreWaiter) p.waiter()).anchor().isOwned()).isFalse();
+        p.waiter().close();
+        q.waiter().close();
+        assertThat(destroyed()).isEqualTo(before);
+        device.hostSignal(raw, 4); // still a live semaphore, the caller's to use and destroy
+        assertThat(device.counterValue(raw)).isEqualTo(4);
+        device.state.fns.destroySemaphore(raw);
+    }
+
+    @Test
+    void aForgottenWaiterReleasesItsSemaphoreWhenItBecomesUnreachable() throws Exception {
+        long before = destroyed();
+        forgetAPoint();
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (destroyed() == before && System.nanoTime() < deadline) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        assertThat(destroyed()).isEqualTo(before + 1);
+    }
+
+    private static void forgetAPoint() {
+        SyncPoint.Vulkan p = device.createTimelineSemaphore(0);
+        assertThat(p.withValue(1).isSignaled()).isFalse();
+    }
+
+    @Test
+    void aContextClosedWhileWaitersLiveKeepsItsDeviceUntilTheLastWaiterCloses() throws Exception {
+        VulkanContext own = Lavapipe.context();
+        VulkanDevice d = own.device();
+        SyncPoint.Vulkan p = d.createTimelineSemaphore(0);
+        SyncPoint p1 = p.withValue(1);
+        own.close();
+        own.close();
+        assertThat(DeviceState.isLive(d.handle())).isTrue();
+        assertThatThrownBy(() -> d.createTimelineSemaphore(0)).isInstanceOf(IllegalStateException.class);
+
+        CompletableFuture<Void> waiting = onPlatformThread(() -> p1.await(SyncPoint.FOREVER));
+        settle();
+        p.waiter().close();
+        p1.waiter().close();
+        assertThat(DeviceState.isLive(d.handle())).isTrue(); // a wait is in progress on it
+        d.state.fns.signalSemaphore(p.semaphore(), 1);
+        waiting.get(5, TimeUnit.SECONDS);
+        assertThat(DeviceState.isLive(d.handle())).isFalse(); // semaphore, wake-up semaphore, device, instance gone
+        assertThat(d.state.anchor.isReleased()).isTrue();
+    }
+
+    @Test
+    void aClosedViewRefusesToMintWhileOtherViewsOfTheDeviceStillWork() {
+        VulkanDevice view = VulkanDevice.wrap(0L, device.handle().address());
+        assertThat(view.waitSet()).isSameAs(device.waitSet());
+        view.close();
+        view.close();
+        assertThatThrownBy(() -> view.createFence(false)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> view.timelinePoint(1, 1, Ownership.BORROWED)).isInstanceOf(IllegalStateException.class);
+        try (VulkanFenceWaiter f = device.createFence(true)) {
+            assertThat(f.isSignaled()).isTrue();
+        }
+    }
+}
