@@ -9,7 +9,7 @@ module io.gpusync.benchmarks {
     requires java.desktop;
     requires jmh.core;
     requires HdrHistogram;
-    requires jfreechart;
+    requires org.jfree.jfreechart;
 
     exports io.gpusync.benchmarks.subjects;
     exports io.gpusync.benchmarks.harness;

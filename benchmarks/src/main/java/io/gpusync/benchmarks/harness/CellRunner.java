@@ -178,10 +178,14 @@ final class CellRunner {
         while (samples < o.cancelSamples && System.nanoTime() - end < 0 && r.cancelMisses < 3) {
             Subject.Point p = fg.next();
             FgSub f = new FgSub(null);
+            long before = fg.registrations();
             ap.await(p.waiter(), timeout).subscribe(f);
             pause(o.work);
             long h0 = ap.holding();
             long r0 = fg.registrations();
+            if (r0 <= before) {
+                r0 = -1; // this wait registered nothing with the primitive (a probe-only or queued wait)
+            }
             long t0 = System.nanoTime();
             f.cancel();
             long t1 = System.nanoTime();

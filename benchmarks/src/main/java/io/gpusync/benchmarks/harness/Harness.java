@@ -35,6 +35,7 @@ public final class Harness {
 
     /** Runs every cell the options ask for and writes the report; returns the path of RESULTS.md. */
     public static Path run(Options o, PrintStream log) throws IOException {
+        System.setProperty("java.awt.headless", "true");
         List<Planned> plan = new ArrayList<>();
         for (String s : o.pathSubjects) {
             for (String a : List.of("d", "raw")) {

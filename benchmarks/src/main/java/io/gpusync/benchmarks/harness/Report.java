@@ -331,7 +331,7 @@ final class Report {
                 2. **settle** %d ms, then count the approach's live threads (by thread name; (c) adds its virtual threads still
                    spinning), the JVM's thread-count change, and heap/RSS per wait (after full GCs; N ≥ 1,000 only);
                 3. **idle CPU**: process CPU time (`OperatingSystemMXBean#getProcessCpuTime`) over %d ms while the N waits are
-                   pending and nothing is signalled, as % of one core (the whole process: harness, GC and JIT included);
+                   pending and nothing is signalled, as %% of one core (the whole process: harness, GC and JIT included);
                 4. **wake latency**: with the N waits still pending, one extra wait at a time: subscribe, wait %d µs, signal,
                    time signal → `onComplete` (HdrHistogram); a wait not complete %d ms after its signal is a miss; 3 misses end the phase;
                 5. **cancel → freed**: one extra wait at a time: subscribe, wait, `cancel()`, time until the approach no longer holds it
