@@ -23,7 +23,10 @@ public final class CellResult {
     public int jvmThreadsDelta;
     public double heapPerWait = Double.NaN;
     public double rssPerWait = Double.NaN;
+    /** Process CPU (getProcessCpuTime, clock-tick resolution) over the idle window, % of one core. */
     public double idleCpuPct = Double.NaN;
+    /** Sum of every live thread's CPU time (ThreadMXBean, ns resolution) over the idle window, % of one core. */
+    public double idleThreadCpuPct = Double.NaN;
 
     public final Histogram latency = new Histogram(HIGHEST_NANOS, 3);
     public int latencyMisses;

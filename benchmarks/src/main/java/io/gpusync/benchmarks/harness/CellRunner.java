@@ -101,9 +101,13 @@ final class CellRunner {
             if (!heapOnly) {
                 progress.accept("idle CPU");
                 long cpu0 = OS.getProcessCpuTime();
+                long th0 = threadCpuNanos();
                 long w0 = System.nanoTime();
                 sleep(o.idleWindow);
-                r.idleCpuPct = 100.0 * (OS.getProcessCpuTime() - cpu0) / (System.nanoTime() - w0);
+                long th1 = threadCpuNanos();
+                long w1 = System.nanoTime();
+                r.idleCpuPct = 100.0 * (OS.getProcessCpuTime() - cpu0) / (w1 - w0);
+                r.idleThreadCpuPct = Math.max(0, 100.0 * (th1 - th0) / (w1 - w0));
 
                 progress.accept("latency");
                 latency(ap, fg, timeout, r);
@@ -274,6 +278,21 @@ final class CellRunner {
 
     private static void pause(Duration d) {
         sleep(d);
+    }
+
+    /**
+     * CPU time of all live platform threads (ns). Threads that end during the window drop out (their time is
+     * lost), so this is a lower bound; the process figure, at clock-tick resolution, is the upper check.
+     */
+    static long threadCpuNanos() {
+        long sum = 0;
+        for (long t : THREADS.getAllThreadIds()) {
+            long c = THREADS.getThreadCpuTime(t);
+            if (c > 0) {
+                sum += c;
+            }
+        }
+        return sum;
     }
 
     static long rssBytes() {

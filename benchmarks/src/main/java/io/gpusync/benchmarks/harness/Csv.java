@@ -13,7 +13,7 @@ final class Csv {
 
     static void write(Path file, List<CellResult> results) throws IOException {
         StringBuilder b = new StringBuilder("subject,approach,n,tag,skipped,capped,subscribed,subscribe_ms,threads,"
-                + "jvm_threads_delta,heap_b_per_wait,rss_b_per_wait,idle_cpu_pct,lat_samples,lat_misses,lat_p50_us,"
+                + "jvm_threads_delta,heap_b_per_wait,rss_b_per_wait,idle_cpu_pct,idle_thread_cpu_pct,lat_samples,lat_misses,lat_p50_us,"
                 + "lat_p99_us,lat_p999_us,lat_max_us,cancel_samples,cancel_misses,cancel_p50_us,cancel_p99_us,"
                 + "dispose_p50_us,dispose_p99_us,burst_completed,burst_ms,burst_per_s,burst_p50_us,burst_p99_us,"
                 + "errors,notes\n");
@@ -21,7 +21,7 @@ final class Csv {
             b.append(String.join(",", r.subject, r.approach, Integer.toString(r.n), r.tag,
                     Boolean.toString(r.skipped), Boolean.toString(r.capped), Integer.toString(r.subscribed),
                     f(r.subscribeNanos / 1e6), Integer.toString(r.threads), Integer.toString(r.jvmThreadsDelta),
-                    f(r.heapPerWait), f(r.rssPerWait), f(r.idleCpuPct), Long.toString(r.latency.getTotalCount()),
+                    f(r.heapPerWait), f(r.rssPerWait), f(r.idleCpuPct), f(r.idleThreadCpuPct), Long.toString(r.latency.getTotalCount()),
                     Integer.toString(r.latencyMisses), f(CellResult.us(r.latency, 50)), f(CellResult.us(r.latency, 99)),
                     f(CellResult.us(r.latency, 99.9)), f(CellResult.us(r.latency, 100)),
                     Long.toString(r.cancelFreed.getTotalCount()), Integer.toString(r.cancelMisses),

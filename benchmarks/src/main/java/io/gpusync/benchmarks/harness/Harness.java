@@ -38,7 +38,7 @@ public final class Harness {
         System.setProperty("java.awt.headless", "true");
         List<Planned> plan = new ArrayList<>();
         for (String s : o.pathSubjects) {
-            for (String a : List.of("d", "raw")) {
+            for (String a : List.of("d", "e", "raw")) {
                 plan.add(new Planned(Subjects.byName(s), a, 0, o.waitTimeout, false, "path"));
             }
         }
@@ -84,9 +84,9 @@ public final class Harness {
             return String.join("; ", r.notes);
         }
         return String.format(Locale.ROOT,
-                "p50 %s µs p99 %s µs (%d samples) | %s compl/s | threads %d | heap %s B/wait | idle CPU %s %% | cancel→freed p99 %s µs%s",
+                "p50 %s µs p99 %s µs (%d samples) | %s compl/s | threads %d | heap %s B/wait | idle CPU %s %% (threads %s %%) | cancel→freed p99 %s µs%s",
                 Report.num(CellResult.us(r.latency, 50)), Report.num(CellResult.us(r.latency, 99)), r.latency.getTotalCount(),
-                Report.num(r.burstPerSec), r.threads, Report.num(r.heapPerWait), Report.num(r.idleCpuPct),
+                Report.num(r.burstPerSec), r.threads, Report.num(r.heapPerWait), Report.num(r.idleCpuPct), Report.num(r.idleThreadCpuPct),
                 Report.num(CellResult.us(r.cancelFreed, 99)), r.notes.isEmpty() ? "" : " | " + String.join("; ", r.notes));
     }
 

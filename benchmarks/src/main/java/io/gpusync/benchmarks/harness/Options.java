@@ -21,7 +21,7 @@ public final class Options {
     public List<String> approaches = List.of("a", "b", "c", "d", "e");
     /** Subjects of the per-path table (gpusync default vs a raw thread). */
     public List<String> pathSubjects = List.of("host-timeline", "eventfd", "host-timeline/wait-set",
-            "host-timeline/blocking", "host-timeline/probe");
+            "host-timeline/blocking", "host-timeline/probe", "vulkan-timeline", "opencl-user-event");
     /** Wake-latency samples per cell (at most). */
     public int latencySamples = 2_000;
     /** Time budget of the latency phase per cell. */
@@ -43,7 +43,7 @@ public final class Options {
     /** Settling time after subscribing, before measuring heap, threads and idle CPU. */
     public Duration settle = Duration.ofMillis(500);
     /** Window over which idle CPU is measured. */
-    public Duration idleWindow = Duration.ofSeconds(1);
+    public Duration idleWindow = Duration.ofSeconds(2);
     /** Timeout of every wait. */
     public Duration waitTimeout = Duration.ofSeconds(120);
     /** Whether to also measure heap per wait at the largest N with SyncPoint.FOREVER (no timer). */
@@ -123,6 +123,6 @@ public final class Options {
                                [--approaches=a,b,c,d,e] [--path-subjects=...] [--latency-samples=2000]
                                [--latency-budget-ms=2000] [--cancel-samples=500] [--cancel-budget-ms=1000]
                                [--work-us=200] [--subscribe-cap-s=20] [--burst-cap-s=20] [--settle-ms=500]
-                               [--idle-window-ms=1000] [--wait-timeout-s=120] [--forever-heap-check=true]""";
+                               [--idle-window-ms=2000] [--wait-timeout-s=120] [--forever-heap-check=true]""";
     }
 }

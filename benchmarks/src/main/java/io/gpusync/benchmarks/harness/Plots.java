@@ -57,7 +57,11 @@ final class Plots {
         XYSeriesCollection paths = new XYSeriesCollection();
         for (CellResult r : results) {
             if (r.tag.equals("path") && r.latency.getTotalCount() > 0) {
-                paths.addSeries(cdf(r.subject + " " + (r.approach.equals("d") ? "gpusync" : "raw thread"), r.latency));
+                paths.addSeries(cdf(r.subject + " " + switch (r.approach) {
+                    case "d" -> "gpusync (d)";
+                    case "e" -> "gpusync tuned (e)";
+                    default -> "raw thread";
+                }, r.latency));
             }
         }
         if (paths.getSeriesCount() > 0) {

@@ -41,7 +41,7 @@ import java.util.concurrent.TimeUnit;
 public class AwaitOverheadBenchmark {
     private static final Duration TIMEOUT = Duration.ofSeconds(1);
 
-    @Param({"host-timeline", "eventfd"})
+    @Param({"host-timeline", "eventfd", "vulkan-timeline", "opencl-user-event"})
     public String subject;
 
     private SyncEngine engine;

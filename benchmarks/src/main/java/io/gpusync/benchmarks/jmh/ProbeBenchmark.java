@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
 @State(Scope.Benchmark)
 public class ProbeBenchmark {
     /** A subject of {@link Subjects#all()} (add a backend there and name it here or with {@code -p subject=}). */
-    @Param({"host-timeline", "eventfd"})
+    @Param({"host-timeline", "eventfd", "vulkan-timeline", "opencl-user-event"})
     public String subject;
 
     private Subject.Stream stream;

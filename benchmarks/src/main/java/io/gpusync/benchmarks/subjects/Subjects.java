@@ -6,8 +6,8 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 
 /**
- * Every subject the benchmarks know, by name. To add a backend once it is merged (Vulkan timeline
- * semaphore, OpenCL user event or kernel, CUDA event), implement {@link Subject} and add it to
+ * Every subject the benchmarks know, by name. To add a backend once it is merged (CUDA event, OpenCL
+ * kernel, Vulkan queue signal, EGL sync), implement {@link Subject} and add it to
  * {@link #all()}; the harness ({@code --subjects=NAME}) and JMH ({@code -p subject=NAME}) pick it up.
  */
 public final class Subjects {
@@ -37,7 +37,9 @@ public final class Subjects {
                         p -> PathWaiters.blockingOnly(p.waiter())),
                 new HostTimelineSubject("host-timeline/probe",
                         "CpuTimeline points wrapped to offer only a probe (isSignaled): the PROBE path",
-                        p -> PathWaiters.probeOnly(p.waiter())))) {
+                        p -> PathWaiters.probeOnly(p.waiter())),
+                new VulkanTimelineSubject(),
+                new OpenClUserEventSubject())) {
             m.put(s.name(), s);
         }
         return m;

@@ -45,8 +45,8 @@ class HarnessSmokeTest {
 
         List<String> csv = Files.readAllLines(out.resolve("results/cells.csv"));
         List<String> header = List.of(csv.get(0).split(","));
-        // 3 path subjects × 2 + 2 N × 2 subjects × 5 approaches
-        assertThat(csv).hasSize(1 + 6 + 20);
+        // 3 path subjects × (d, e, raw) + 2 N × 2 subjects × 5 approaches
+        assertThat(csv).hasSize(1 + 9 + 20);
         for (String line : csv.subList(1, csv.size())) {
             String[] c = line.split(",", -1);
             String cell = c[0] + " (" + c[1] + ") N=" + c[2];
