@@ -54,6 +54,22 @@ public final class Harness {
             plan.add(new Planned(Subjects.byName(Subjects.HOST_TIMELINE), "d", max, SyncPoint.FOREVER, true, "forever"));
         }
         long start = System.nanoTime();
+        if (o.warmup) {
+            // JIT warm-up: the same code paths once, short, results discarded (the first cells are otherwise cold)
+            Options w = o.warmupCopy();
+            CellRunner warm = new CellRunner(w, phase -> { });
+            List<Planned> warmPlan = new ArrayList<>();
+            for (Planned p : plan) {
+                if ((p.tag.equals("path") || p.n == 1) && !p.heapOnly) {
+                    warmPlan.add(p);
+                }
+            }
+            for (int i = 0; i < warmPlan.size(); i++) {
+                Planned p = warmPlan.get(i);
+                log.printf(Locale.ROOT, "[warm-up %d/%d] %s (%s) N=%d%n", i + 1, warmPlan.size(), p.subject.name(), p.approach, p.n);
+                warm.run(p.subject, p.approach, p.n, p.timeout, false, "warm-up");
+            }
+        }
         List<CellResult> results = new ArrayList<>();
         for (int i = 0; i < plan.size(); i++) {
             Planned p = plan.get(i);

@@ -48,6 +48,8 @@ public final class Options {
     public Duration waitTimeout = Duration.ofSeconds(120);
     /** Whether to also measure heap per wait at the largest N with SyncPoint.FOREVER (no timer). */
     public boolean foreverHeapCheck = true;
+    /** Whether to run a discarded warm-up pass (JIT) over the path subjects and N = 1 cells first. */
+    public boolean warmup = true;
     /** The command line that ran (recorded in RESULTS.md). */
     public String command = "";
 
@@ -82,6 +84,7 @@ public final class Options {
                 case "idle-window-ms" -> o.idleWindow = Duration.ofMillis(Long.parseLong(v));
                 case "wait-timeout-s" -> o.waitTimeout = Duration.ofSeconds(Long.parseLong(v));
                 case "forever-heap-check" -> o.foreverHeapCheck = Boolean.parseBoolean(v);
+                case "warmup" -> o.warmup = Boolean.parseBoolean(v);
                 case "command" -> o.command = v;
                 default -> throw new IllegalArgumentException("unknown option --" + k + "\n" + usage());
             }
@@ -104,7 +107,24 @@ public final class Options {
         idleWindow = Duration.ofMillis(50);
         waitTimeout = Duration.ofSeconds(30);
         foreverHeapCheck = false;
+        warmup = false;
         return this;
+    }
+
+    /** Short budgets for the discarded warm-up pass. */
+    Options warmupCopy() {
+        Options w = new Options();
+        w.latencySamples = 1_000;
+        w.latencyBudget = Duration.ofMillis(400);
+        w.cancelSamples = 100;
+        w.cancelBudget = Duration.ofMillis(100);
+        w.sampleCap = sampleCap;
+        w.freeCap = Duration.ofMillis(10);
+        w.settle = Duration.ZERO;
+        w.idleWindow = Duration.ofMillis(10);
+        w.work = work;
+        w.waitTimeout = waitTimeout;
+        return w;
     }
 
     private static List<String> list(String v) {
@@ -123,6 +143,6 @@ public final class Options {
                                [--approaches=a,b,c,d,e] [--path-subjects=...] [--latency-samples=2000]
                                [--latency-budget-ms=2000] [--cancel-samples=500] [--cancel-budget-ms=1000]
                                [--work-us=200] [--subscribe-cap-s=20] [--burst-cap-s=20] [--settle-ms=500]
-                               [--idle-window-ms=2000] [--wait-timeout-s=120] [--forever-heap-check=true]""";
+                               [--idle-window-ms=2000] [--wait-timeout-s=120] [--forever-heap-check=true] [--warmup=true]""";
     }
 }

@@ -349,6 +349,8 @@ final class Report {
         }
         b.append("""
 
+                Before the measured cells, a discarded warm-up pass runs every per-path cell and every N = 1 cell with short
+                budgets (JIT), so the first cells are not measured on cold code.
                 Each cell (subject × approach × N) uses a fresh approach instance (fresh engine or pools) and runs, in order:
                 1. **subscribe** N background waits (timeout %s s), capped at %s s;
                 2. **settle** %d ms, then count the approach's live threads (by thread name; (c) adds its virtual threads still
