@@ -27,6 +27,8 @@ import java.util.function.ToDoubleFunction;
 final class Plots {
     private static final int W = 960;
     private static final int H = 600;
+    /** Where a value of 0 is drawn on a log axis (a path that uses no thread at all). */
+    private static final double ZERO_ON_LOG = 0.5;
 
     private Plots() {
     }
@@ -120,8 +122,9 @@ final class Plots {
             XYSeries s = new XYSeries("(" + a + ") " + label(a));
             for (CellResult r : results) {
                 double v = y.applyAsDouble(r);
-                if (r.tag.isEmpty() && r.subject.equals(subject) && r.approach.equals(a) && !r.skipped && v > 0) {
-                    s.add(Math.max(1, r.n), v);
+                if (r.tag.isEmpty() && r.subject.equals(subject) && r.approach.equals(a) && !r.skipped && v >= 0
+                        && !Double.isNaN(v)) {
+                    s.add(Math.max(1, r.n), Math.max(ZERO_ON_LOG, v)); // 0 (no thread at all) drawn at 0.5
                 }
             }
             if (s.getItemCount() > 0) {
@@ -130,12 +133,13 @@ final class Plots {
         }
         JFreeChart chart = ChartFactory.createXYLineChart(title, "N pending waits (log)", yLabel, ds,
                 PlotOrientation.VERTICAL, true, false, false);
+        chart.addSubtitle(new org.jfree.chart.title.TextTitle("a value of 0 is drawn at 0.5 (log axis)"));
         XYPlot plot = chart.getXYPlot();
         LogAxis x = new LogAxis("N pending waits (log)");
         x.setNumberFormatOverride(new DecimalFormat("#,##0"));
         plot.setDomainAxis(x);
         LogAxis yAxis = new LogAxis(yLabel);
-        yAxis.setSmallestValue(0.5);
+        yAxis.setSmallestValue(0.4);
         yAxis.setNumberFormatOverride(new DecimalFormat("#,##0.#"));
         plot.setRangeAxis(yAxis);
         style(plot);
