@@ -1,6 +1,19 @@
-/** Benchmarks and harnesses comparing gpusync with the alternatives. */
+/**
+ * Benchmarks and harnesses comparing gpusync with the alternatives. The harness and JMH run on the class
+ * path (see benchmarks/README.md); this descriptor still compiles and states what the module needs.
+ */
 module io.gpusync.benchmarks {
     requires io.gpusync.reactor;
     requires java.management;
     requires jdk.management;
+    requires java.desktop;
+    requires jmh.core;
+    requires HdrHistogram;
+    requires org.jfree.jfreechart;
+
+    exports io.gpusync.benchmarks.subjects;
+    exports io.gpusync.benchmarks.harness;
+    exports io.gpusync.benchmarks.jmh;
+    exports io.gpusync.benchmarks.cuda;
+    exports io.gpusync.benchmarks.backends;
 }

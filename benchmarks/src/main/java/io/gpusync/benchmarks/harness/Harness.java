@@ -1,0 +1,116 @@
+package io.gpusync.benchmarks.harness;
+
+import io.gpusync.SyncPoint;
+import io.gpusync.benchmarks.subjects.Subject;
+import io.gpusync.benchmarks.subjects.Subjects;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The latency/scale harness: measures gpusync and the alternatives side by side, prints a progress line
+ * per phase and a summary line per cell, then writes {@code RESULTS.md}, {@code results/cells.csv} and the
+ * PNG plots under {@code --out}. Run it with
+ * {@code mvn -B -q install -DskipTests && mvn -B -q -pl benchmarks exec:exec@harness} (see benchmarks/README.md).
+ */
+public final class Harness {
+    private Harness() {
+    }
+
+    public static void main(String[] args) throws IOException {
+        System.setProperty("java.awt.headless", "true");
+        Options o = Options.parse(args);
+        if (o.command.isEmpty()) {
+            o.command = "java … io.gpusync.benchmarks.harness.Harness " + String.join(" ", args);
+        }
+        Path report = run(o, System.err);
+        System.out.println("wrote " + report.toAbsolutePath());
+    }
+
+    /** Runs every cell the options ask for and writes the report; returns the path of RESULTS.md. */
+    public static Path run(Options o, PrintStream log) throws IOException {
+        System.setProperty("java.awt.headless", "true");
+        List<Planned> plan = new ArrayList<>();
+        for (String s : o.pathSubjects) {
+            for (String a : List.of("d", "e", "raw")) {
+                plan.add(new Planned(Subjects.byName(s), a, 0, o.waitTimeout, false, "path"));
+            }
+        }
+        for (int n : o.ns) {
+            for (String s : o.subjects) {
+                for (String a : o.approaches) {
+                    plan.add(new Planned(Subjects.byName(s), a, n, o.waitTimeout, false, ""));
+                }
+            }
+        }
+        if (o.foreverHeapCheck && o.approaches.contains("d")) {
+            int max = o.ns.stream().mapToInt(Integer::intValue).max().orElse(1);
+            plan.add(new Planned(Subjects.byName(Subjects.HOST_TIMELINE), "d", max, SyncPoint.FOREVER, true, "forever"));
+        }
+        long start = System.nanoTime();
+        if (o.warmup) {
+            // JIT warm-up: the same code paths once, short, results discarded (the first cells are otherwise cold)
+            Options w = o.warmupCopy();
+            CellRunner warm = new CellRunner(w, phase -> { });
+            List<Planned> warmPlan = new ArrayList<>();
+            for (Planned p : plan) {
+                if ((p.tag.equals("path") || p.n == 1) && !p.heapOnly) {
+                    warmPlan.add(p);
+                }
+            }
+            for (int i = 0; i < warmPlan.size(); i++) {
+                Planned p = warmPlan.get(i);
+                log.printf(Locale.ROOT, "[warm-up %d/%d] %s (%s) N=%d%n", i + 1, warmPlan.size(), p.subject.name(), p.approach, p.n);
+                warm.run(p.subject, p.approach, p.n, p.timeout, false, "warm-up");
+            }
+        }
+        List<CellResult> results = new ArrayList<>();
+        for (int i = 0; i < plan.size(); i++) {
+            Planned p = plan.get(i);
+            String head = String.format(Locale.ROOT, "[%3d/%d %s] %-24s (%s) N=%-6d%s", i + 1, plan.size(),
+                    clock(System.nanoTime() - start), p.subject.name(), p.approach, p.n,
+                    p.tag.isEmpty() ? "" : " " + p.tag);
+            CellRunner runner = new CellRunner(o, phase -> {
+                log.println(head + " … " + phase);
+                log.flush();
+            });
+            CellResult r = runner.run(p.subject, p.approach, p.n, p.timeout, p.heapOnly, p.tag);
+            results.add(r);
+            log.println(head + " = " + summary(r));
+            log.flush();
+        }
+        log.println("all cells done in " + clock(System.nanoTime() - start) + "; writing the report");
+        Path resultsDir = o.out.resolve("results");
+        Files.createDirectories(resultsDir);
+        Csv.write(resultsDir.resolve("cells.csv"), results);
+        List<Path> plots = Plots.write(resultsDir, results, o);
+        Path md = o.out.resolve("RESULTS.md");
+        Files.writeString(md, new Report(o, results, plots, Duration.ofNanos(System.nanoTime() - start)).markdown());
+        return md;
+    }
+
+    private static String summary(CellResult r) {
+        if (r.skipped) {
+            return String.join("; ", r.notes);
+        }
+        return String.format(Locale.ROOT,
+                "p50 %s µs p99 %s µs (%d samples) | %s compl/s | threads %d | heap %s B/wait | idle CPU %s %% (threads %s %%) | cancel→freed p99 %s µs%s",
+                Report.num(CellResult.us(r.latency, 50)), Report.num(CellResult.us(r.latency, 99)), r.latency.getTotalCount(),
+                Report.num(r.burstPerSec), r.threads, Report.num(r.heapPerWait), Report.num(r.idleCpuPct), Report.num(r.idleThreadCpuPct),
+                Report.num(CellResult.us(r.cancelFreed, 99)), r.notes.isEmpty() ? "" : " | " + String.join("; ", r.notes));
+    }
+
+    private static String clock(long nanos) {
+        long s = nanos / 1_000_000_000L;
+        return String.format(Locale.ROOT, "%02d:%02d", s / 60, s % 60);
+    }
+
+    private record Planned(Subject subject, String approach, int n, Duration timeout, boolean heapOnly, String tag) {
+    }
+}
