@@ -32,11 +32,6 @@ final class CallbackStrategy implements WaitStrategy {
     }
 
     @Override
-    public boolean probesFirst() {
-        return false; // onSignal answers at once when already signalled
-    }
-
-    @Override
     public void start(PendingWait wait) {
         SignalCallbackWaiter waiter = (SignalCallbackWaiter) wait.waiter;
         SignalListener listener = waiter.callsBackOnDriverThread() ? new HandOff(wait, handoff) : wait;

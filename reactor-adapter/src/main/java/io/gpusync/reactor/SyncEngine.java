@@ -195,27 +195,26 @@ public final class SyncEngine implements Disposable {
             Operators.error(actual, new SyncCancelledException("engine " + name + " is disposed"));
             return;
         }
-        WaitStrategy strategy = strategyFor(waiter);
-        if (timeout.isZero() || strategy.probesFirst()) {
-            boolean signalled;
-            try {
-                signalled = waiter.isSignaled();
-            } catch (Throwable e) {
-                metrics.failed(WaitPath.IMMEDIATE, e);
-                Operators.error(actual, e);
-                return;
-            }
-            if (signalled) {
-                metrics.completed(WaitPath.IMMEDIATE, 0);
-                Operators.complete(actual);
-                return;
-            }
-            if (timeout.isZero()) {
-                metrics.timedOut(WaitPath.IMMEDIATE);
-                Operators.error(actual, new SyncTimeoutException(waiter.backend(), waiter + " not signalled (probe)"));
-                return;
-            }
+        // one probe first: an already-signalled point costs no registration at all
+        boolean signalled;
+        try {
+            signalled = waiter.isSignaled();
+        } catch (Throwable e) {
+            metrics.failed(WaitPath.IMMEDIATE, e);
+            Operators.error(actual, e);
+            return;
         }
+        if (signalled) {
+            metrics.completed(WaitPath.IMMEDIATE, 0);
+            Operators.complete(actual);
+            return;
+        }
+        if (timeout.isZero()) {
+            metrics.timedOut(WaitPath.IMMEDIATE);
+            Operators.error(actual, new SyncTimeoutException(waiter.backend(), waiter + " not signalled (probe)"));
+            return;
+        }
+        WaitStrategy strategy = strategyFor(waiter);
         PendingWait wait = new PendingWait(this, waiter, timeout, actual, strategy);
         pending.add(wait);
         actual.onSubscribe(wait);

@@ -14,11 +14,6 @@ interface WaitStrategy {
     /** Whether this strategy can serve {@code waiter} (by the abilities it advertises). */
     boolean accepts(SyncWaiter waiter);
 
-    /** Whether the engine should probe once before {@link #start} (false where starting probes anyway). */
-    default boolean probesFirst() {
-        return true;
-    }
-
     /**
      * Starts waiting for {@code wait}; completes it through {@link PendingWait#signalled()} /
      * {@link PendingWait#failed(Throwable)}, possibly synchronously. Must tolerate a wait that was cancelled
