@@ -89,7 +89,9 @@ public final class Harness {
         Path resultsDir = o.out.resolve("results");
         Files.createDirectories(resultsDir);
         Csv.write(resultsDir.resolve("cells.csv"), results);
-        List<Path> plots = Plots.write(resultsDir, results, o);
+        List<Path> plots = ModuleLayer.boot().findModule("java.desktop").isPresent()
+                ? Plots.write(resultsDir, results, o)
+                : List.of(); // a runtime without AWT (e.g. a jlinked one) gets the tables, not the plots
         Path md = o.out.resolve("RESULTS.md");
         Files.writeString(md, new Report(o, results, plots, Duration.ofNanos(System.nanoTime() - start)).markdown());
         return md;

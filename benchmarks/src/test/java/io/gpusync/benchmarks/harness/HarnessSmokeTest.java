@@ -22,6 +22,8 @@ class HarnessSmokeTest {
 
     @Test
     void aTinyRunWritesTheReportTheCsvAndPngPlotsWithSaneNumbers(@TempDir Path out) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(ModuleLayer.boot().findModule("java.desktop").isPresent(),
+                "this Java runtime has no java.desktop (a jlinked one): the harness writes no plots there");
         Options o = Options.parse("--smoke", "--out=" + out, "--n=1,20", "--approaches=a,b,c,d,e",
                 "--path-subjects=host-timeline,eventfd,host-timeline/probe", "--command=HarnessSmokeTest");
         ByteArrayOutputStream log = new ByteArrayOutputStream();
