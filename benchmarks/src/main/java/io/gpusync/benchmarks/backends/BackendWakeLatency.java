@@ -98,8 +98,8 @@ public final class BackendWakeLatency {
     }
 
     private static long[] measure(Subject s, int iterations, Method m) throws Exception {
-        for (int i = 0; i < Math.max(10, iterations / 10); i++) {
-            run(s, m); // warm-up
+        for (int i = 0; i < Math.max(200, iterations); i++) { // JIT: the engine path is longer than a raw wait
+            run(s, m); // warm-up (as many as measured)
         }
         long[] samples = new long[iterations];
         for (int i = 0; i < iterations; i++) {
