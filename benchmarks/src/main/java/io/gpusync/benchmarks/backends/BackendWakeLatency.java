@@ -30,7 +30,7 @@ import java.util.function.Supplier;
  * clWaitForEvents, eglClientWaitSync, poll, a parked thread). Issue 4's table.
  *
  * <pre>
- * mvn -B -q install -DskipTests && mvn -B -q -pl benchmarks exec:exec@wake   (or, on the H200:)
+ * java --enable-native-access=ALL-UNNAMED -cp <the benchmarks class path> io.gpusync.benchmarks.backends.BackendWakeLatency 300 wake.md   (JDK 25; or, on the H200:)
  * bash .device/setup && .device/java io.gpusync.benchmarks.backends.BackendWakeLatency 300 wake.md
  * </pre>
  *

@@ -17,7 +17,7 @@ import java.util.Locale;
  * The latency/scale harness: measures gpusync and the alternatives side by side, prints a progress line
  * per phase and a summary line per cell, then writes {@code RESULTS.md}, {@code results/cells.csv} and the
  * PNG plots under {@code --out}. Run it with
- * {@code mvn -B -q install -DskipTests && mvn -B -q -pl benchmarks exec:exec@harness} (see benchmarks/README.md).
+ * {@code mvn -B -q install -DskipTests && mvn -B -q -pl benchmarks validate exec:exec@harness} (see benchmarks/README.md).
  */
 public final class Harness {
     private Harness() {

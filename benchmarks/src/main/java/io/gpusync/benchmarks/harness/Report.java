@@ -73,8 +73,8 @@ final class Report {
                 .append(o.cancelBudget.toMillis()).append(" ms; work (subscribe → signal) ").append(o.work.toNanos() / 1000)
                 .append(" µs; wait timeout ").append(o.waitTimeout.toSeconds()).append(" s; idle window ")
                 .append(o.idleWindow.toMillis()).append(" ms |\n\n");
-        b.append("Regenerate (this file and `results/`): `mvn -B -q install -DskipTests && mvn -B -q -pl benchmarks exec:exec@harness`; "
-                + "JMH: `mvn -B -q -pl benchmarks exec:exec@jmh` (see `benchmarks/README.md`).\n\n");
+        b.append("Regenerate (this file and `results/`): `mvn -B -q install -DskipTests && mvn -B -q -pl benchmarks validate exec:exec@harness`; "
+                + "JMH: `mvn -B -q -pl benchmarks validate exec:exec@jmh` (see `benchmarks/README.md`).\n\n");
     }
 
     private void headline() {
