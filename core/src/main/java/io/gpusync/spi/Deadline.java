@@ -38,11 +38,4 @@ public final class Deadline {
     public boolean hasPassed() {
         return remainingNanos() == 0;
     }
-
-    /** The time left, capped at {@code cap} (e.g. a wait slice). */
-    public Duration remainingAtMost(Duration cap) {
-        long left = remainingNanos();
-        long capNanos = Timeouts.toNanos(cap);
-        return Duration.ofNanos(Math.min(left, capNanos));
-    }
 }

@@ -70,11 +70,6 @@ final class WaiterPool implements WaitStrategy {
         // the serving thread sees the wait done after its current slice
     }
 
-    /** Threads alive now (busy or idle). */
-    int liveThreads() {
-        return threads.getPoolSize();
-    }
-
     @Override
     public void shutdown() {
         threads.shutdownNow();
