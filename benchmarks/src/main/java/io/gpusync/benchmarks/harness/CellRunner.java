@@ -53,9 +53,30 @@ final class CellRunner {
                     + subject.maxLivePoints() + " here (ulimit -n " + io.gpusync.benchmarks.subjects.Limits.openFiles() + ")");
             return r;
         }
+        String unavailable = subject.unavailableReason();
+        if (unavailable != null) {
+            r.skipped = true;
+            r.notes.add("not run: " + unavailable);
+            return r;
+        }
         Supplier<Approach> factory = Approaches.byKey(approachKey);
-        Subject.Stream bg = subject.newStream();
-        Subject.Stream fg = subject.newStream();
+        Subject.Stream bg;
+        Subject.Stream fg;
+        try {
+            bg = subject.newStream();
+        } catch (RuntimeException e) {
+            r.skipped = true;
+            r.notes.add("not run: " + subject.name() + " made no stream: " + e);
+            return r;
+        }
+        try {
+            fg = subject.newStream();
+        } catch (RuntimeException e) {
+            bg.close();
+            r.skipped = true;
+            r.notes.add("not run: " + subject.name() + " made no stream: " + e);
+            return r;
+        }
         Approach ap = null;
         try {
             Subject.Point[] points = new Subject.Point[n];

@@ -38,6 +38,19 @@ public final class Harness {
         System.setProperty("java.awt.headless", "true");
         List<Planned> plan = new ArrayList<>();
         for (String s : o.pathSubjects) {
+            Subjects.byName(s); // an unknown name fails before anything runs
+        }
+        for (String s : o.subjects) {
+            Subjects.byName(s);
+        }
+        for (String s : o.pathSubjects) {
+            if (o.pathSubjects == Options.DEFAULT_PATH_SUBJECTS) {
+                String why = Subjects.byName(s).unavailableReason();
+                if (why != null) {
+                    log.println("path subject " + s + " left out of the default list: " + why);
+                    continue;
+                }
+            }
             for (String a : List.of("d", "e", "raw")) {
                 plan.add(new Planned(Subjects.byName(s), a, 0, o.waitTimeout, false, "path"));
             }

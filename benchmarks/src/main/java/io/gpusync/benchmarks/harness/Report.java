@@ -394,8 +394,10 @@ final class Report {
             case "host-timeline/wait-set" -> "WAIT_SET";
             case "host-timeline/blocking" -> "BLOCKING";
             case "host-timeline/probe" -> "PROBE";
-            case "vulkan-timeline" -> "WAIT_SET";
-            case "opencl-user-event" -> "CALLBACK";
+            case "vulkan-timeline", "vulkan-queue" -> "WAIT_SET";
+            case "opencl-user-event", "opencl-kernel" -> "CALLBACK";
+            case "egl-reusable" -> "BLOCKING";
+            case "cuda-timeline", "cuda-event" -> "SPIN_THEN_CALLBACK";
             default -> "?";
         };
     }

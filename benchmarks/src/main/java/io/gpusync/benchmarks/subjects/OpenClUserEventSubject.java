@@ -17,12 +17,27 @@ import java.util.Map;
  */
 public final class OpenClUserEventSubject implements Subject {
     private static OpenClContext context;
+    private static String unavailable;
 
     private static synchronized OpenClContext context() {
         if (context == null) {
             context = OpenClContext.createDefault();
         }
         return context;
+    }
+
+    @Override
+    public String unavailableReason() {
+        synchronized (OpenClUserEventSubject.class) {
+            if (context == null && unavailable == null) {
+                try {
+                    context();
+                } catch (RuntimeException | LinkageError e) {
+                    unavailable = "no OpenCL device here: " + e.getMessage();
+                }
+            }
+            return context != null ? null : unavailable;
+        }
     }
 
     @Override

@@ -3,10 +3,11 @@ package io.gpusync.benchmarks.subjects;
 import io.gpusync.SyncWaiter;
 
 /**
- * A producer of sync points the benchmarks can wait on and signal: a host timeline, an eventfd, and — once
- * their backends are merged — a Vulkan timeline semaphore (host or queue signal), an OpenCL user event or
- * kernel, a CUDA event. Adding a backend to the harness and to JMH is one class implementing this interface
- * plus one line in {@link Subjects}.
+ * A producer of sync points the benchmarks can wait on and signal: a host timeline, an eventfd, a Vulkan
+ * timeline semaphore (host or queue signal), an OpenCL user event or a marker behind one, an EGL reusable
+ * sync, a CUDA timeline value or event behind a host-memory gate. Adding a backend to the harness and to JMH
+ * is one class implementing this interface plus one line in {@link Subjects}; a subject whose driver is
+ * missing says why in {@link #unavailableReason()} and the harness skips it with that reason.
  *
  * <p>Points come in {@link Stream}s; the points of one stream are signalled in the order they were made
  * (a GPU queue's timeline only goes forwards).
@@ -25,6 +26,15 @@ public interface Subject {
      */
     default int maxLivePoints() {
         return Integer.MAX_VALUE;
+    }
+
+    /**
+     * Why this subject cannot run here (no driver, no device), or {@code null} if it can. The harness skips a
+     * subject's cells with this reason (printed and written into the report) instead of failing. May open
+     * the backend once to find out (cached).
+     */
+    default String unavailableReason() {
+        return null;
     }
 
     /** A new stream of points. */

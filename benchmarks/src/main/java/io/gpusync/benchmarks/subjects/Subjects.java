@@ -6,9 +6,9 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 
 /**
- * Every subject the benchmarks know, by name. To add a backend once it is merged (CUDA event, OpenCL
- * kernel, Vulkan queue signal, EGL sync), implement {@link Subject} and add it to
- * {@link #all()}; the harness ({@code --subjects=NAME}) and JMH ({@code -p subject=NAME}) pick it up.
+ * Every subject the benchmarks know, by name. To add a backend, implement {@link Subject} (with
+ * {@link Subject#unavailableReason()} where its driver may be missing) and add it to {@link #all()}; the
+ * harness ({@code --subjects=NAME}, {@code --path-subjects=NAME}) and JMH ({@code -p subject=NAME}) pick it up.
  */
 public final class Subjects {
     /** The wait set shared by every {@code host-timeline/wait-set} point (one "device"). */
@@ -39,7 +39,12 @@ public final class Subjects {
                         "CpuTimeline points wrapped to offer only a probe (isSignaled): the PROBE path",
                         p -> PathWaiters.probeOnly(p.waiter())),
                 new VulkanTimelineSubject(),
-                new OpenClUserEventSubject())) {
+                new VulkanQueueSubject(),
+                new OpenClUserEventSubject(),
+                new OpenClKernelSubject(),
+                new EglReusableSubject(),
+                CudaGatedSubject.timeline(),
+                CudaGatedSubject.event())) {
             m.put(s.name(), s);
         }
         return m;

@@ -13,12 +13,31 @@ import io.gpusync.vulkan.VulkanContext;
  */
 public final class VulkanTimelineSubject implements Subject {
     private static VulkanContext context;
+    private static String unavailable;
 
-    private static synchronized VulkanContext context() {
+    /** The shared context (also {@link VulkanQueueSubject}'s: one device, one wait-set thread). */
+    static synchronized VulkanContext context() {
         if (context == null) {
             context = VulkanContext.create();
         }
         return context;
+    }
+
+    /** Why there is no Vulkan context here, or {@code null}; tries once. */
+    static synchronized String unavailable() {
+        if (context == null && unavailable == null) {
+            try {
+                context();
+            } catch (RuntimeException | LinkageError e) {
+                unavailable = "no Vulkan device with timeline semaphores here: " + e.getMessage();
+            }
+        }
+        return context != null ? null : unavailable;
+    }
+
+    @Override
+    public String unavailableReason() {
+        return unavailable();
     }
 
     @Override
