@@ -41,6 +41,14 @@ final class TimelineState {
     private boolean advancedOnce;
     private long covered;          // highest value a launched host function covers
     private MemorySegment orderEvent = MemorySegment.NULL;
+    /**
+     * Marks: an event recorded right after each of the last {@value #MARKS} writes, so that a host function
+     * armed later for a value can wait for that value's own position in its stream — not for everything
+     * enqueued since (a re-recorded event does not disturb waits already enqueued on its earlier record).
+     */
+    private static final int MARKS = 64;
+    private final long[] markValue = new long[MARKS];
+    private final MemorySegment[] markEvent = new MemorySegment[MARKS];
 
     // completion side: lock-free
     private final AtomicLong notified = new AtomicLong();   // highest value a host function reported (unsigned max)
@@ -132,6 +140,7 @@ final class TimelineState {
             lastAdvanced = next;
             lastStream = s;
             advancedOnce = true;
+            mark(s, next);
             if (hostFunction || hasListenersAbove(covered)) {
                 try {
                     launchCover(s, next);
@@ -162,6 +171,41 @@ final class TimelineState {
                 "cuStreamWaitEvent(new timeline stream " + CudaDriver.hex(stream) + ")");
     }
 
+    /** Records the mark of {@code value} on {@code stream}; caller holds the lock + context. Best effort. */
+    private void mark(MemorySegment stream, long value) {
+        int slot = (int) Long.remainderUnsigned(value, MARKS);
+        try {
+            if (markEvent[slot] == null) {
+                try (Arena arena = Arena.ofConfined()) {
+                    MemorySegment p = arena.allocate(ValueLayout.ADDRESS);
+                    CudaResults.check(Cuda.cuEventCreate(p, Cuda.CU_EVENT_DISABLE_TIMING()), "cuEventCreate (timeline mark)");
+                    markEvent[slot] = MemorySegment.ofAddress(p.get(ValueLayout.ADDRESS, 0).address());
+                }
+            }
+            CudaResults.check(Cuda.cuEventRecord(markEvent[slot], stream), "cuEventRecord (timeline mark)");
+            markValue[slot] = value;
+        } catch (SyncException e) {
+            if (e.kind() == io.gpusync.ErrorKind.FATAL) {
+                throw e;
+            }
+            markValue[slot] = 0; // no usable mark: covering this value falls back to the stream's end
+        }
+    }
+
+    /** The mark of the smallest recent value ≥ {@code target}, or -1; caller holds the lock. */
+    private int markAtOrAbove(long target) {
+        int best = -1;
+        for (int i = 0; i < MARKS; i++) {
+            long v = markValue[i];
+            if (markEvent[i] != null && v != 0 && Long.compareUnsigned(v, target) >= 0
+                    && Long.compareUnsigned(v, lastAdvanced) <= 0
+                    && (best < 0 || Long.compareUnsigned(v, markValue[best]) < 0)) {
+                best = i;
+            }
+        }
+        return best;
+    }
+
     /** Launches a host function on {@code stream} that reports {@code value}; caller holds the lock + context. */
     private void launchCover(MemorySegment stream, long value) {
         Cover cover = new Cover(this, value);
@@ -187,7 +231,23 @@ final class TimelineState {
                 || !advancedOnce) {
             return;
         }
-        long value = lastAdvanced;
+        int mark = markAtOrAbove(target);
+        if (mark >= 0) { // the value's own position in its stream: later work does not delay the report
+            long value = markValue[mark];
+            Cover cover = new Cover(this, value);
+            long key = cover.register();
+            try {
+                HostFunctions.armAfterEvent(context, markEvent[mark], key);
+            } catch (RuntimeException e) {
+                cover.unregister();
+                throw e;
+            }
+            if (Long.compareUnsigned(value, covered) > 0) {
+                covered = value;
+            }
+            return;
+        }
+        long value = lastAdvanced; // older than every mark: the end of the last stream covers it
         Cover cover = new Cover(this, value);
         long key = cover.register();
         try (CudaDriver.Pushed ignored = CudaDriver.Pushed.push(context, "covering a timeline value");
@@ -362,14 +422,22 @@ final class TimelineState {
         outstandingKeys.clear();
         clearListeners();
         MemorySegment ev;
+        MemorySegment[] marks;
         long last;
         synchronized (this) {
             ev = orderEvent;
             orderEvent = MemorySegment.NULL;
+            marks = markEvent.clone();
+            java.util.Arrays.fill(markEvent, null);
             last = lastAdvanced;
         }
         if (!ev.equals(MemorySegment.NULL)) {
             CudaEventSyncWaiter.destroyEvent(ev, context);
+        }
+        for (MemorySegment m : marks) {
+            if (m != null) {
+                CudaEventSyncWaiter.destroyEvent(m, context); // a stream already waiting on it is unaffected
+            }
         }
         if (Long.compareUnsigned(read(), last) >= 0 || failure != null) {
             freeWord(word, context);

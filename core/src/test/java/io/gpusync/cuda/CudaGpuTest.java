@@ -220,6 +220,26 @@ class CudaGpuTest {
     }
 
     @Test
+    void aLateListenerOnAnEarlierValueIsReportedAtThatValueNotAfterTheWorkQueuedSince() throws Exception {
+        try (CudaHostTimeline timeline = CudaHostTimeline.create(ctx)) {
+            launch("spin_ns", stream, 30 * MS);
+            SyncPoint.Cuda p1 = timeline.advance(stream);
+            launch("spin_ns", stream, 600 * MS); // work queued after value 1
+            SyncPoint.Cuda p2 = timeline.advance(stream);
+            CountDownLatch fired = new CountDownLatch(1);
+            boolean[] laterValueReachedFirst = new boolean[1];
+            ((SignalCallbackWaiter) p1.waiter()).onSignal(listener(() -> {
+                laterValueReachedFirst[0] = timeline.completedValue() >= 2;
+                fired.countDown();
+            }));
+            assertThat(fired.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(laterValueReachedFirst[0]).as("value 1's host function waited for value 2's work").isFalse();
+            p2.await(Duration.ofSeconds(10));
+            awaitNoPendingHostFunctions();
+        }
+    }
+
+    @Test
     void hostTimelineAdvancesAndWaitsByReadingMemory() throws Exception {
         try (CudaHostTimeline timeline = CudaHostTimeline.create(ctx)) {
             assertThat(timeline.at(0).isSignaled()).isTrue();
