@@ -8,8 +8,10 @@ import java.util.List;
 
 /**
  * The harness's command-line options ({@code --name=value}); every default is what the committed
- * RESULTS.md was made with, except {@link #pathSubjects}: its {@code vulkan-queue}, {@code opencl-kernel},
- * {@code egl-reusable} (and, on a CUDA machine, {@code cuda-timeline}, {@code cuda-event}) came after it.
+ * RESULTS.md was made with, except {@link #pathSubjects}: its {@code vulkan-queue}, {@code opencl-kernel} and
+ * {@code egl-reusable} came after it. The CUDA subjects ({@code cuda-timeline}, {@code cuda-event}) run only when
+ * named: their first H200 run hung in the warm-up of approach (b) and is not yet diagnosed; CUDA figures come
+ * from {@code io.gpusync.benchmarks.cuda.CudaLatency} (benchmarks/results/cuda-h200.md).
  */
 public final class Options {
     /** Where RESULTS.md and results/ go. */
@@ -29,7 +31,7 @@ public final class Options {
     /** The default {@link #pathSubjects}. */
     public static final List<String> DEFAULT_PATH_SUBJECTS = List.of("host-timeline", "eventfd", "host-timeline/wait-set",
             "host-timeline/blocking", "host-timeline/probe", "vulkan-timeline", "vulkan-queue", "opencl-user-event",
-            "opencl-kernel", "egl-reusable", "cuda-timeline", "cuda-event");
+            "opencl-kernel", "egl-reusable");
     /** Wake-latency samples per cell (at most). */
     public int latencySamples = 2_000;
     /** Time budget of the latency phase per cell. */
