@@ -220,6 +220,44 @@ class CudaGpuTest {
     }
 
     @Test
+    void timedWaitsOnAValueHeldBackByAHostGateTimeOutOnTimeAndCompleteOnceTheGateOpens() {
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+            MemorySegment gate = mappedWord();
+            MemorySegment gateDevice;
+            try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+                MemorySegment p = arena.allocate(java.lang.foreign.ValueLayout.JAVA_LONG);
+                push(ctx);
+                try {
+                    check(Cuda.cuMemHostGetDevicePointer_v2(p, gate, 0), "cuMemHostGetDevicePointer");
+                } finally {
+                    pop();
+                }
+                gateDevice = MemorySegment.ofAddress(p.get(java.lang.foreign.ValueLayout.JAVA_LONG, 0));
+            }
+            MemorySegment gated = stream();
+            try (CudaHostTimeline timeline = CudaHostTimeline.create(ctx)) {
+                push(ctx);
+                try {
+                    check(Cuda.cuStreamWaitValue64_v2(gated, gateDevice, 1, Cuda.CU_STREAM_WAIT_VALUE_GEQ()),
+                            "cuStreamWaitValue64_v2");
+                } finally {
+                    pop();
+                }
+                SyncPoint.Cuda held = timeline.advance(gated);
+                for (int i = 0; i < 20; i++) { // as a waiter thread slicing its wait would
+                    long t0 = System.nanoTime();
+                    assertThatThrownBy(() -> held.await(Duration.ofMillis(10))).isInstanceOf(SyncTimeoutException.class);
+                    assertThat(System.nanoTime() - t0).isGreaterThanOrEqualTo(10 * MS);
+                }
+                gate.set(java.lang.foreign.ValueLayout.JAVA_LONG, 0, 1L); // the host opens the gate
+                held.await(Duration.ofSeconds(10));
+                sync(gated);
+            }
+            check(Cuda.cuStreamDestroy_v2(gated), "cuStreamDestroy");
+        });
+    }
+
+    @Test
     void aLateListenerOnAnEarlierValueIsReportedAtThatValueNotAfterTheWorkQueuedSince() throws Exception {
         try (CudaHostTimeline timeline = CudaHostTimeline.create(ctx)) {
             launch("spin_ns", stream, 30 * MS);
