@@ -238,7 +238,7 @@ class CudaGpuTest {
             try (CudaHostTimeline timeline = CudaHostTimeline.create(ctx)) {
                 push(ctx);
                 try {
-                    check(Cuda.cuStreamWaitValue64_v2(gated, gateDevice, 1, Cuda.CU_STREAM_WAIT_VALUE_GEQ()),
+                    check(Cuda.cuStreamWaitValue64_v2(gated, gateDevice.address(), 1, Cuda.CU_STREAM_WAIT_VALUE_GEQ()),
                             "cuStreamWaitValue64_v2");
                 } finally {
                     pop();
