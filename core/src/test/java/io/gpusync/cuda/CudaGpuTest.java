@@ -222,6 +222,17 @@ class CudaGpuTest {
     @Test
     void timedWaitsOnAValueHeldBackByAHostGateTimeOutOnTimeAndCompleteOnceTheGateOpens() {
         org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+            push(ctx); // this runs on a thread of its own: the helpers below use the current context
+            try {
+                gatedValue();
+            } finally {
+                pop();
+            }
+        });
+    }
+
+    private void gatedValue() throws Exception {
+        {
             MemorySegment gate = mappedWord();
             MemorySegment gateDevice;
             try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
@@ -254,7 +265,7 @@ class CudaGpuTest {
                 sync(gated);
             }
             check(Cuda.cuStreamDestroy_v2(gated), "cuStreamDestroy");
-        });
+        }
     }
 
     @Test
