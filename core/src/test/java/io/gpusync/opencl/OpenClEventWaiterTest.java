@@ -485,7 +485,9 @@ class OpenClEventWaiterTest {
             assertThat(waiter(p).anchor().isReleased()).isFalse();
             u.complete();
             waiting.get(5, TimeUnit.SECONDS);
-            assertThat(refs(ev)).isEqualTo(base);
+            // the last hold may be the callback's registration, dropped inside the driver's callback: the
+            // clReleaseEvent then runs on the housekeeping thread a moment later, never inside the callback
+            eventually("the release after the wait", () -> refs(ev) == base);
             assertThat(waiter(p).anchor().isReleased()).isTrue();
         }
 
