@@ -165,13 +165,18 @@ class DemoServerTest {
         assertThat(metrics.contentType()).startsWith("text/plain");
         assertThat(metrics.body())
                 .contains("gpusync_waits_pending{engine=\"demo\"}")
-                .contains("gpusync_waits_total{engine=\"demo\",outcome=\"completed\",path=\"callback\"} 1.0")
                 .contains("outcome=\"timeout\"")
                 .contains("outcome=\"cancelled\"")
                 .contains("gpusync_wake_latency_seconds_bucket")
                 .contains("gpusync_wait_duration_seconds_bucket")
                 .contains("demo_work_latency_seconds_count{outcome=\"ok\"} 1")
                 .contains("demo_work_cancelled_total");
+        // the one wait completed by callback — or at once, if the 1 ms kernel was done before the engine probed
+        double completed = metrics.body().lines()
+                .filter(l -> l.matches("gpusync_waits_total\\{engine=\"demo\",outcome=\"completed\",path=\"(callback|immediate)\"} .*"))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+                .sum();
+        assertThat(completed).isEqualTo(1.0);
     }
 
     @Test
