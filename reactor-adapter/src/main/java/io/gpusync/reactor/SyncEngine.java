@@ -34,9 +34,11 @@ import java.util.function.Supplier;
 /**
  * Turns {@link SyncPoint}s into {@code Mono<Void>} waits without a thread per wait.
  *
- * <p>Each wait goes the cheapest {@link WaitPath} its waiter allows (see {@link io.gpusync.spi}): callback
- * (no thread), epoll (an fd on a Netty event loop), wait set (one thread per device), blocking (a pool
- * thread in native-wait slices), probe (shared poller threads). {@link #pathFor} tells which.
+ * <p>Every wait first probes its point once (an already-signalled point costs no registration), then goes the
+ * cheapest {@link WaitPath} its waiter allows (see {@link io.gpusync.spi}): spin-then-callback (cheap probes
+ * spun on for the spin budget, then a callback), callback (no thread), epoll (an fd on a Netty event loop),
+ * wait set (one thread per device), blocking (a pool thread in native-wait slices), probe (shared poller
+ * threads). {@link #pathFor} tells which.
  *
  * <p><b>Semantics of every returned {@code Mono}.</b> Lazy and cold: nothing happens before subscription
  * and each subscription is a new wait. It completes empty once the point is signalled; fails with
