@@ -6,16 +6,60 @@ import io.gpusync.vulkan.VulkanContext;
 
 
 /**
- * Points on a Vulkan timeline semaphore (one semaphore per stream, values 1, 2, 3…), host-signalled with
- * {@code vkSignalSemaphore}; the engine serves them by WAIT_SET (one {@code vkWaitSemaphores(WAIT_ANY)}
- * thread per device). One device (lavapipe here: {@code VK_DRIVER_FILES} pins it) shared by all streams,
- * created on first use.
+ * Points on a Vulkan timeline semaphore (one semaphore per stream, values 1, 2, 3…); the engine serves them by
+ * WAIT_SET (one {@code vkWaitSemaphores(WAIT_ANY)} thread per device). Two ways to signal, two subjects:
+ * {@link #hostSignalled()} ({@code vkSignalSemaphore} from the host) and {@link #queueSignalled()} (an empty
+ * {@code vkQueueSubmit} that signals the value, as GPU work would at its end — the latency then includes the
+ * submission and the driver's queue thread). One device (lavapipe here: {@code VK_DRIVER_FILES} pins it) shared
+ * by all streams of both, created on first use.
  */
 public final class VulkanTimelineSubject implements Subject {
+    /** How a value reaches the semaphore. */
+    private enum Signal {
+        HOST("vulkan-timeline", "host-signalled (vkSignalSemaphore)") {
+            @Override
+            void signal(VulkanContext ctx, long semaphore, long value) {
+                ctx.device().hostSignal(semaphore, value);
+            }
+        },
+        QUEUE("vulkan-queue", "queue-signalled (an empty vkQueueSubmit signalling the value)") {
+            @Override
+            void signal(VulkanContext ctx, long semaphore, long value) {
+                ctx.signalOnQueue(semaphore, value);
+            }
+        };
+
+        final String subjectName;
+        final String how;
+
+        Signal(String subjectName, String how) {
+            this.subjectName = subjectName;
+            this.how = how;
+        }
+
+        abstract void signal(VulkanContext ctx, long semaphore, long value);
+    }
+
+    private final Signal signal;
+
+    private VulkanTimelineSubject(Signal signal) {
+        this.signal = signal;
+    }
+
+    /** {@code vulkan-timeline}: values signalled from the host. */
+    public static VulkanTimelineSubject hostSignalled() {
+        return new VulkanTimelineSubject(Signal.HOST);
+    }
+
+    /** {@code vulkan-queue}: values signalled through the driver's queue. */
+    public static VulkanTimelineSubject queueSignalled() {
+        return new VulkanTimelineSubject(Signal.QUEUE);
+    }
+
     private static VulkanContext context;
     private static String unavailable;
 
-    /** The shared context (also {@link VulkanQueueSubject}'s: one device, one wait-set thread). */
+    /** The shared context: one device, one wait-set thread. */
     static synchronized VulkanContext context() {
         if (context == null) {
             context = VulkanContext.create();
@@ -42,28 +86,30 @@ public final class VulkanTimelineSubject implements Subject {
 
     @Override
     public String name() {
-        return "vulkan-timeline";
+        return signal.subjectName;
     }
 
     @Override
     public String description() {
-        return "Vulkan timeline semaphore points (one semaphore per stream, values 1, 2, 3…), host-signalled "
-                + "(vkSignalSemaphore); the engine serves them by WAIT_SET";
+        return "Vulkan timeline semaphore points (one semaphore per stream, values 1, 2, 3…), " + signal.how
+                + "; the engine serves them by WAIT_SET";
     }
 
     @Override
     public Stream newStream() {
-        return new SemaphoreStream(context());
+        return new SemaphoreStream(context(), signal);
     }
 
     private static final class SemaphoreStream implements Stream {
         private final VulkanContext ctx;
+        private final Signal signal;
         private final SyncPoint.Vulkan origin;
         private long last;
         private long signalledUpTo;
 
-        SemaphoreStream(VulkanContext ctx) {
+        SemaphoreStream(VulkanContext ctx, Signal signal) {
             this.ctx = ctx;
+            this.signal = signal;
             this.origin = ctx.device().createTimelineSemaphore(0);
         }
 
@@ -88,10 +134,13 @@ public final class VulkanTimelineSubject implements Subject {
             };
         }
 
-        /** Host-signals {@code value} if it is above what was signalled (a lower value would lose the device). */
+        /**
+         * Signals {@code value} if it is above what was signalled: a timeline's signals must increase (a lower
+         * host signal loses the device on lavapipe), so earlier points are covered by a later one.
+         */
         private synchronized void signalTo(long value) {
             if (value > signalledUpTo) {
-                ctx.device().hostSignal(origin.semaphore(), value);
+                signal.signal(ctx, origin.semaphore(), value);
                 signalledUpTo = value;
             }
         }
