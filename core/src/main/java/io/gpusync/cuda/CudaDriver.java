@@ -152,6 +152,23 @@ final class CudaDriver {
             return new Pushed(context);
         }
 
+        /**
+         * Pushes {@code context}, a context gpusync already holds for a pending wait (not one a caller just passed
+         * in): a push that fails because the context was destroyed is {@link io.gpusync.DeviceLostException}
+         * (see {@link CudaResults}).
+         */
+        static Pushed pushHeld(MemorySegment context, String what) {
+            ensure();
+            if (context == null || context.equals(MemorySegment.NULL)) {
+                return NOTHING;
+            }
+            int r = Cuda.cuCtxPushCurrent_v2(context);
+            if (r != CudaResults.SUCCESS) {
+                throw CudaResults.contextGone(r, what + ": cuCtxPushCurrent_v2(" + hex(context) + ")");
+            }
+            return new Pushed(context);
+        }
+
         @Override
         public void close() {
             if (context != null) {

@@ -28,8 +28,11 @@ import java.util.Objects;
  *       µs after completion, no CPU burnt), with a probe every 1–64 ms to surface sticky errors (host functions
  *       never run on a poisoned context). Interrupt → {@link io.gpusync.SyncCancelledException}.</li>
  *   <li>{@link #onSignal}: the engine's no-thread path — a host function behind the event on a private
- *       stream; cancel removes its key. If the context gets a sticky error the listener is never called
- *       (CUDA does not run host functions then): engines bound such waits with their timeout.</li>
+ *       stream; cancel removes its key. CUDA never runs host functions on a context with a sticky error, so
+ *       {@link CudaFaultWatch} re-queries every context with registrations outstanding and fails the listener
+ *       with {@link io.gpusync.DeviceLostException} within ≈10 ms of the fault ({@code FOREVER} waits
+ *       included). An event minted by an owned producer ({@link CudaWorkQueue#recordEvent}) fails with
+ *       {@link io.gpusync.SyncCancelledException} when the producer closes.</li>
  *   <li>{@link #waitOnForeignStream}: {@code cuStreamWaitEvent(stream, event, 0)}, cross-context.</li>
  * </ul>
  *
@@ -47,12 +50,19 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
     private final MemorySegment context;
     private final int device;
     private final NativeAnchor.Claim claim;
+    private final ProducerLifetime lifetime; // null: no owned producer behind the event
 
     CudaEventSyncWaiter(MemorySegment event, MemorySegment context, int device, NativeAnchor anchor) {
+        this(event, context, device, anchor, null);
+    }
+
+    CudaEventSyncWaiter(MemorySegment event, MemorySegment context, int device, NativeAnchor anchor,
+                        ProducerLifetime lifetime) {
         this.event = Objects.requireNonNull(event, "event");
         this.context = Objects.requireNonNull(context, "context");
         this.device = device;
         this.claim = anchor.claim(this);
+        this.lifetime = lifetime;
     }
 
     /** The release action of an owned event; captures handles only, never the waiter. */
@@ -62,18 +72,23 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
         return CudaDriver.offDriverThread(() -> destroyEvent(MemorySegment.ofAddress(ev), MemorySegment.ofAddress(ctx)));
     }
 
-    /** Push the owning context, destroy, pop iff pushed. Never throws. */
+    /**
+     * Push the owning context, destroy, pop. If the push fails (the context is gone, and with it the event) the
+     * event is <em>not</em> destroyed: destroying it in whatever context happens to be current could free another
+     * context's object. Never throws; never synchronizes with the device ({@code cuEventDestroy} of an event still
+     * recorded returns at once, the driver frees it when the work completes).
+     */
     static void destroyEvent(MemorySegment event, MemorySegment context) {
         int pushed = Cuda.cuCtxPushCurrent_v2(context);
+        if (pushed != CudaResults.SUCCESS) {
+            CudaDriver.logRelease(pushed, "cuCtxPushCurrent_v2(" + CudaDriver.hex(context)
+                    + ") before destroying event " + CudaDriver.hex(event) + " (event left to its context)");
+            return;
+        }
         try {
             CudaDriver.logRelease(Cuda.cuEventDestroy_v2(event), "cuEventDestroy_v2(" + CudaDriver.hex(event) + ")");
         } finally {
-            if (pushed == CudaResults.SUCCESS) {
-                CudaDriver.popQuietly(context);
-            } else {
-                CudaDriver.logRelease(pushed, "cuCtxPushCurrent_v2(" + CudaDriver.hex(context)
-                        + ") before destroying event " + CudaDriver.hex(event));
-            }
+            CudaDriver.popQuietly(context);
         }
     }
 
@@ -94,11 +109,17 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
 
     /** One {@code cuEventQuery}; retried with the owning context pushed if the driver wants a current one. */
     private boolean query() {
+        if (lifetime != null) {
+            lifetime.check();
+        }
         CudaDriver.ensure();
         int r = Cuda.cuEventQuery(event);
         if (r == CudaResults.INVALID_CONTEXT) {
-            try (CudaDriver.Pushed ignored = CudaDriver.Pushed.push(context, "cuEventQuery")) {
+            try (CudaDriver.Pushed ignored = CudaDriver.Pushed.pushHeld(context, "cuEventQuery")) {
                 r = Cuda.cuEventQuery(event);
+            }
+            if (r == CudaResults.INVALID_CONTEXT) {
+                throw CudaResults.contextGone(r, "cuEventQuery(" + this + ")");
             }
         }
         if (r == CudaResults.SUCCESS) {
@@ -124,10 +145,13 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
                 @Override
                 public SpinThenPark.Armed arm(Thread thread) {
                     SpinThenPark.ParkingSlot slot = new SpinThenPark.ParkingSlot(thread);
-                    long key = HostFunctions.register(slot);
+                    long key = HostFunctions.register(context, lifetime, slot);
                     slot.key(key);
                     try {
                         HostFunctions.armAfterEvent(context, event, key);
+                        if (lifetime != null && lifetime.ended() && HostFunctions.cancel(key)) {
+                            slot.fail(lifetime.cancelled()); // closed while arming: failOwner missed the key
+                        }
                         return slot;
                     } catch (SyncException e) {
                         HostFunctions.cancel(key);
@@ -154,7 +178,7 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
                 return CallbackRegistration.DONE;
             }
             ListenerSlot slot = new ListenerSlot(listener, claim);
-            long key = HostFunctions.register(slot);
+            long key = HostFunctions.register(context, lifetime, slot);
             try {
                 HostFunctions.armAfterEvent(context, event, key);
             } catch (RuntimeException e) {
@@ -162,6 +186,10 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
                 throw e;
             }
             handedOver = true;
+            if (lifetime != null && lifetime.ended() && HostFunctions.cancel(key)) {
+                slot.fail(lifetime.cancelled()); // closed while arming: failOwner missed the key
+                return CallbackRegistration.DONE;
+            }
             return () -> {
                 if (HostFunctions.cancel(key)) {
                     claim.exit();
@@ -238,6 +266,15 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
                 listener.signalled();
             } finally {
                 claim.exit(); // a release this triggers is moved off the driver thread
+            }
+        }
+
+        @Override
+        public void fail(SyncException error) {
+            try {
+                listener.failed(error);
+            } finally {
+                claim.exit();
             }
         }
     }

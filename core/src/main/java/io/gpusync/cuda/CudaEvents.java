@@ -94,6 +94,16 @@ public final class CudaEvents {
      * @param context the stream's context; NULL: the calling thread's current context
      */
     public static SyncPoint.CudaEvent record(MemorySegment stream, MemorySegment context) {
+        return record(stream, context, null, null);
+    }
+
+    /**
+     * {@link #record(MemorySegment, MemorySegment)} for an owned producer: waits fail with
+     * {@link io.gpusync.SyncCancelledException} once {@code lifetime} ends, and {@code afterRelease} runs after the
+     * event is destroyed (the producer's hold on the context is dropped there).
+     */
+    static SyncPoint.CudaEvent record(MemorySegment stream, MemorySegment context, ProducerLifetime lifetime,
+                                      Runnable afterRelease) {
         java.util.Objects.requireNonNull(stream, "stream");
         CudaDriver.ensure();
         MemorySegment ctx = CudaDriver.contextOrCurrent(context, "CudaEvents.record");
@@ -110,8 +120,19 @@ public final class CudaEvents {
                 CudaDriver.logRelease(Cuda.cuEventDestroy_v2(event), "cuEventDestroy_v2 after a failed record");
                 throw CudaResults.exception(r, "cuEventRecord(event, stream " + CudaDriver.hex(stream) + ")");
             }
-            return point(event, ctx, dev.get(ValueLayout.JAVA_INT, 0), NativeAnchor.owned(
-                    "CUevent " + CudaDriver.hex(event), CudaEventSyncWaiter.destroyAction(event, ctx)));
+            Runnable destroy = CudaEventSyncWaiter.destroyAction(event, ctx);
+            Runnable release = afterRelease == null ? destroy : () -> {
+                try {
+                    destroy.run();
+                } finally {
+                    afterRelease.run();
+                }
+            };
+            NativeAnchor anchor = NativeAnchor.owned("CUevent " + CudaDriver.hex(event), release);
+            MemorySegment ev = MemorySegment.ofAddress(event.address());
+            MemorySegment c = MemorySegment.ofAddress(ctx.address());
+            int device = dev.get(ValueLayout.JAVA_INT, 0);
+            return new SyncPoint.CudaEvent(ev, c, device, new CudaEventSyncWaiter(ev, c, device, anchor, lifetime));
         }
     }
 

@@ -42,10 +42,14 @@ import java.util.OptionalLong;
  * one, the new stream is first made to wait ({@code cuStreamWaitEvent}) for an internal event recorded on the
  * previous stream, so the word can never go backwards.
  *
- * <p><b>Lifetime.</b> The timeline and every waiter of its points share one anchor: the pinned word is freed
- * (with the context pushed around {@code cuMemFreeHost}, popped iff pushed) once the timeline and all waiters
- * are closed or unreachable. If a write is still in flight then, the word is freed by a reaper thread once the
- * write has landed, never under the GPU's feet.
+ * <p><b>Lifetime.</b> The word comes from a per-device pool of pinned slabs ({@code PinnedWordPool}): creating
+ * a timeline allocates pinned memory only when the pool is empty (one slab per 512 timelines), and releasing one
+ * never frees pinned memory — {@code cuMemHostAlloc}/{@code cuMemFreeHost} synchronize with the device and would
+ * stall every CUDA call of the process (forever, behind a host-gated stream). The timeline and every waiter of
+ * its points share one anchor: once the timeline and all waiters are closed or unreachable, its events are
+ * destroyed and the word goes back to the pool — after its last write has landed (a reaper thread watches words
+ * still written to), never under the GPU's feet. The slabs belong to the device's primary context, which gpusync
+ * retains: do not {@code cuDevicePrimaryCtxReset} while timelines exist.
  *
  * <p>Thread-safe: advances are serialized; waits run concurrently with them.
  */
@@ -68,14 +72,23 @@ public final class CudaHostTimeline implements AutoCloseable {
      * @throws io.gpusync.SyncNotSupportedException if the driver is absent or the device cannot map host memory
      */
     public static CudaHostTimeline create(MemorySegment context) {
+        return create(context, null);
+    }
+
+    /**
+     * {@link #create(MemorySegment)}, with {@code afterRelease} run once the timeline's native objects are released
+     * (an owned producer's hold on {@code context} is dropped there, so the context outlives the timeline).
+     */
+    static CudaHostTimeline create(MemorySegment context, Runnable afterRelease) {
         Objects.requireNonNull(context, "context");
         CudaDriver.ensure();
         MemorySegment ctx = CudaDriver.contextOrCurrent(context, "CudaHostTimeline.create");
+        int device;
         try (CudaDriver.Pushed ignored = CudaDriver.Pushed.push(ctx, "CudaHostTimeline.create");
              Arena arena = Arena.ofConfined()) {
             MemorySegment pDev = arena.allocate(ValueLayout.JAVA_INT);
             CudaResults.check(Cuda.cuCtxGetDevice(pDev), "cuCtxGetDevice(" + CudaDriver.hex(ctx) + ")");
-            int device = pDev.get(ValueLayout.JAVA_INT, 0);
+            device = pDev.get(ValueLayout.JAVA_INT, 0);
             MemorySegment attr = arena.allocate(ValueLayout.JAVA_INT);
             CudaResults.check(Cuda.cuDeviceGetAttribute(attr, Cuda.CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY(), device),
                     "cuDeviceGetAttribute(CAN_MAP_HOST_MEMORY)");
@@ -83,23 +96,21 @@ public final class CudaHostTimeline implements AutoCloseable {
                 throw new io.gpusync.SyncNotSupportedException(BackendKind.CUDA,
                         "device " + device + " cannot map host memory: no CUDA host timeline on it");
             }
-            MemorySegment pp = arena.allocate(ValueLayout.ADDRESS);
-            CudaResults.check(Cuda.cuMemHostAlloc(pp, 8, Cuda.CU_MEMHOSTALLOC_DEVICEMAP() | Cuda.CU_MEMHOSTALLOC_PORTABLE()),
-                    "cuMemHostAlloc(8, DEVICEMAP | PORTABLE)");
-            MemorySegment word = pp.get(ValueLayout.ADDRESS, 0).reinterpret(8);
-            try {
-                word.set(ValueLayout.JAVA_LONG, 0, 0L);
-                java.lang.invoke.VarHandle.fullFence();
-                MemorySegment pd = arena.allocate(ValueLayout.JAVA_LONG);
-                CudaResults.check(Cuda.cuMemHostGetDevicePointer_v2(pd, word, 0), "cuMemHostGetDevicePointer_v2");
-                TimelineState state = new TimelineState(word, pd.get(ValueLayout.JAVA_LONG, 0), ctx, device);
-                NativeAnchor anchor = NativeAnchor.owned("CudaHostTimeline word " + CudaDriver.hex(word),
-                        state.releaseAction());
-                return new CudaHostTimeline(state, anchor);
-            } catch (RuntimeException e) {
-                CudaDriver.logRelease(Cuda.cuMemFreeHost(word), "cuMemFreeHost after a failed timeline creation");
-                throw e;
-            }
+        }
+        PinnedWordPool pool = PinnedWordPool.forDevice(device);
+        MemorySegment word = pool.take(); // outside ctx: a slab, if one is needed, comes from the primary context
+        try (CudaDriver.Pushed ignored = CudaDriver.Pushed.push(ctx, "CudaHostTimeline.create");
+             Arena arena = Arena.ofConfined()) {
+            MemorySegment pd = arena.allocate(ValueLayout.JAVA_LONG);
+            CudaResults.check(Cuda.cuMemHostGetDevicePointer_v2(pd, word, 0), "cuMemHostGetDevicePointer_v2");
+            TimelineState state = new TimelineState(word, pd.get(ValueLayout.JAVA_LONG, 0), ctx, device, pool,
+                    afterRelease);
+            NativeAnchor anchor = NativeAnchor.owned("CudaHostTimeline word " + CudaDriver.hex(word),
+                    state.releaseAction());
+            return new CudaHostTimeline(state, anchor);
+        } catch (RuntimeException e) {
+            pool.give(word); // nothing was enqueued on it
+            throw e;
         }
     }
 
@@ -195,7 +206,15 @@ public final class CudaHostTimeline implements AutoCloseable {
         return state.device;
     }
 
-    /** Drops the timeline's own hold; the word is freed once every point's waiter is closed too. Idempotent. */
+    /**
+     * Fails every wait pending on this timeline with {@code error} and makes later probes of unreached values
+     * throw it (an owned producer closing).
+     */
+    void failPending(io.gpusync.SyncException error) {
+        state.fail(error);
+    }
+
+    /** Drops the timeline's own hold; the word is recycled once every point's waiter is closed too. Idempotent. */
     @Override
     public void close() {
         claim.close();

@@ -154,6 +154,7 @@ final class CudaTimelineWaiter implements SignalCallbackWaiter, io.gpusync.spi.C
     private static final class Unparker implements SignalListener, SpinThenPark.Armed {
         private final Thread thread;
         private volatile boolean fired;
+        private volatile SyncException failure;
         volatile TimelineState.Node node;
 
         Unparker(Thread thread) {
@@ -168,12 +169,18 @@ final class CudaTimelineWaiter implements SignalCallbackWaiter, io.gpusync.spi.C
 
         @Override
         public void failed(SyncException error) {
-            LockSupport.unpark(thread); // the next probe throws the failure
+            failure = error;
+            LockSupport.unpark(thread);
         }
 
         @Override
         public boolean fired() {
             return fired;
+        }
+
+        @Override
+        public SyncException failure() {
+            return failure;
         }
 
         @Override

@@ -4,6 +4,7 @@ import io.gpusync.BackendKind;
 import io.gpusync.SyncNotSupportedException;
 import io.gpusync.SyncPoint;
 import io.gpusync.bindings.cuda.Cuda;
+import io.gpusync.spi.NativeAnchor;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -30,6 +31,9 @@ public final class CudaWorkQueue implements AutoCloseable {
     private final MemorySegment spinKernel;
     private final CudaHostTimeline timeline;
     private final String deviceName;
+    private final ProducerLifetime lifetime;
+    /** This queue's hold on the primary context; every point it mints holds it too, until released. */
+    private final NativeAnchor.Claim contextHold;
     private boolean closed;
 
     private CudaWorkQueue(int device) {
@@ -39,6 +43,9 @@ public final class CudaWorkQueue implements AutoCloseable {
             MemorySegment p = arena.allocate(ValueLayout.ADDRESS);
             check(Cuda.cuDevicePrimaryCtxRetain(p, device), "cuDevicePrimaryCtxRetain(" + device + ")");
             this.context = MemorySegment.ofAddress(p.get(ValueLayout.ADDRESS, 0).address());
+            this.contextHold = NativeAnchor.owned("primary context of device " + device + " (CudaWorkQueue)",
+                    () -> CudaDriver.logRelease(Cuda.cuDevicePrimaryCtxRelease_v2(device),
+                            "cuDevicePrimaryCtxRelease_v2(" + device + ")")).claim(this);
             MemorySegment name = arena.allocate(256);
             check(Cuda.cuDeviceGetName(name, 256, device), "cuDeviceGetName");
             this.deviceName = name.getString(0);
@@ -51,7 +58,14 @@ public final class CudaWorkQueue implements AutoCloseable {
                 this.spinKernel = MemorySegment.ofAddress(p.get(ValueLayout.ADDRESS, 0).address());
             }
         }
-        this.timeline = CudaHostTimeline.create(context);
+        this.lifetime = new ProducerLifetime(this.toString());
+        contextHold.enter(); // the timeline's hold, dropped after its events are destroyed
+        try {
+            this.timeline = CudaHostTimeline.create(context, contextHold::exit);
+        } catch (RuntimeException e) {
+            contextHold.exit();
+            throw e;
+        }
     }
 
     /**
@@ -103,11 +117,18 @@ public final class CudaWorkQueue implements AutoCloseable {
     /** An owned event recorded on the stream now: signalled when everything submitted so far is done. */
     public synchronized SyncPoint.CudaEvent recordEvent() {
         requireOpen();
-        return CudaEvents.record(stream, context);
+        contextHold.enter(); // dropped once the event is destroyed
+        try {
+            return CudaEvents.record(stream, context, lifetime, contextHold::exit);
+        } catch (RuntimeException e) {
+            contextHold.exit();
+            throw e;
+        }
     }
 
     /** The next value of the host-memory timeline, written by the stream after everything submitted so far. */
     public synchronized SyncPoint.Cuda advanceTimeline() {
+        // timeline values hold the context through the timeline's own anchor (released after its last point)
         requireOpen();
         return timeline.advance(stream);
     }
@@ -119,20 +140,40 @@ public final class CudaWorkQueue implements AutoCloseable {
         }
     }
 
-    /** Drains the stream, then releases the stream, module, timeline and the primary-context retain. */
+    /**
+     * Closes the queue: every wait still pending on its events or timeline values fails at once with
+     * {@link io.gpusync.SyncCancelledException} (engine and blocking waits alike, {@code FOREVER} included); then
+     * the stream is drained ({@code cuStreamSynchronize}: this call blocks until the submitted work is done; a
+     * sticky context error is logged, not thrown), the module unloaded, the stream destroyed and the queue's hold
+     * on the primary context dropped. Points minted by the queue keep their events valid until they are released
+     * themselves — the primary context is released only after the last of them — so no handle is used after it
+     * is freed. Idempotent.
+     */
     @Override
-    public synchronized void close() {
-        if (closed) {
-            return;
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
         }
-        closed = true;
-        synchronize();
+        lifetime.end();
+        timeline.failPending(lifetime.cancelled());
+        try {
+            synchronize();
+        } catch (io.gpusync.SyncException e) {
+            System.getLogger(CudaWorkQueue.class.getName()).log(System.Logger.Level.WARNING,
+                    "closing " + this + ": the stream did not drain cleanly", e);
+        }
         timeline.close();
         try (CudaDriver.Pushed pushed = CudaDriver.Pushed.push(context, "close")) {
             CudaDriver.logRelease(Cuda.cuModuleUnload(module), "cuModuleUnload");
             CudaDriver.logRelease(Cuda.cuStreamDestroy_v2(stream), "cuStreamDestroy_v2");
+        } catch (io.gpusync.SyncException e) {
+            System.getLogger(CudaWorkQueue.class.getName()).log(System.Logger.Level.WARNING,
+                    "closing " + this + ": cannot push the context to unload the module and destroy the stream", e);
         }
-        CudaDriver.logRelease(Cuda.cuDevicePrimaryCtxRelease_v2(device), "cuDevicePrimaryCtxRelease_v2");
+        contextHold.close();
     }
 
     private void requireOpen() {

@@ -1,11 +1,16 @@
 package io.gpusync.cuda;
 
+import io.gpusync.SyncException;
 import io.gpusync.bindings.cuda.CUhostFn;
 import io.gpusync.bindings.cuda.Cuda;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -14,12 +19,18 @@ import java.util.concurrent.atomic.AtomicLong;
  * never be freed while the driver may still call it), and a {@code long} key in {@code userData} that maps to a
  * {@link Slot} in a concurrent map. When the driver runs the host function, the slot is removed and fired;
  * cancelling a registration removes its key, so the host function (which still runs later: a launched host
- * function cannot be withdrawn) finds nothing and returns. Whoever removes the key — the host function or the
- * canceller — owns the completion, so each slot fires or is cancelled exactly once.
+ * function cannot be withdrawn) finds nothing and returns. Whoever removes the key — the host function, the
+ * canceller, or {@link #failContext}/{@link #failOwner} — owns the outcome, so each slot fires, fails or is
+ * cancelled exactly once.
+ *
+ * <p><b>Faults.</b> Host functions are <em>not called at all</em> once their context has a sticky error (see
+ * {@code cuLaunchHostFunc}), so every registration names its context and {@link CudaFaultWatch} re-queries each
+ * context that has registrations outstanding; a sticky error fails all of that context's slots through
+ * {@link Slot#fail}. A registration may also name an owner (an owned producer such as {@link CudaWorkQueue});
+ * closing the owner fails its slots with {@link io.gpusync.SyncCancelledException}.
  *
  * <p>Host functions run on a driver-owned thread, must not call CUDA ({@code CUDA_ERROR_NOT_PERMITTED} at
- * best, a deadlock at worst) and are <em>not called at all</em> once the context has a sticky error (see
- * {@code cuLaunchHostFunc}). The upcall therefore only hands over: slots set flags, unpark threads or call a
+ * best, a deadlock at worst). The upcall therefore only hands over: slots set flags, unpark threads or call a
  * {@link io.gpusync.spi.SignalListener}; nothing here takes a lock that is held across a CUDA call. Native
  * release work that a slot would trigger is moved off the driver thread (see
  * {@link CudaDriver#offDriverThread}). An exception escaping an upcall would crash the JVM, so every throwable
@@ -28,7 +39,9 @@ import java.util.concurrent.atomic.AtomicLong;
 @SuppressWarnings("try") // the pushed-context resource is used for its scope only
 final class HostFunctions {
     private static final System.Logger LOG = System.getLogger(HostFunctions.class.getName());
-    private static final ConcurrentHashMap<Long, Slot> SLOTS = new ConcurrentHashMap<>();
+    private static final ConcurrentHashMap<Long, Registration> SLOTS = new ConcurrentHashMap<>();
+    /** Outstanding registrations per context address: what {@link CudaFaultWatch} watches. */
+    private static final ConcurrentHashMap<Long, Integer> PER_CONTEXT = new ConcurrentHashMap<>();
     private static final AtomicLong NEXT_KEY = new AtomicLong(1);
     private static final ThreadLocal<Boolean> IN_HOST_FUNCTION = new ThreadLocal<>();
 
@@ -37,24 +50,83 @@ final class HostFunctions {
 
     /** What a host function completes. {@link #fire()} runs on a driver thread and only hands over. */
     interface Slot {
+        /** The host function ran: the work it stands behind is complete. */
         void fire();
+
+        /**
+         * The host function will never run or no longer matters: its context has a sticky error
+         * ({@link io.gpusync.DeviceLostException}) or its owner closed ({@link io.gpusync.SyncCancelledException}).
+         * Runs on the fault watch's or the closing thread; only hands over.
+         */
+        void fail(SyncException error);
     }
 
-    /** Registers {@code slot} under a fresh key (never 0). */
-    static long register(Slot slot) {
+    private record Registration(long context, Object owner, Slot slot) {
+    }
+
+    /**
+     * Registers {@code slot} under a fresh key (never 0), watched for faults of {@code context} (its address must
+     * be the real context, not NULL) and failed when {@code owner} (may be null) closes.
+     */
+    static long register(MemorySegment context, Object owner, Slot slot) {
         long key = NEXT_KEY.getAndIncrement();
-        SLOTS.put(key, slot);
+        long ctx = context.address();
+        boolean first = PER_CONTEXT.merge(ctx, 1, Integer::sum) == 1;
+        SLOTS.put(key, new Registration(ctx, owner, slot));
+        if (first) {
+            CudaFaultWatch.watch();
+        }
         return key;
     }
 
     /** Removes {@code key}; {@code true} if this call removed it (the slot then never fires). */
     static boolean cancel(long key) {
-        return SLOTS.remove(key) != null;
+        return remove(key) != null;
+    }
+
+    private static Registration remove(long key) {
+        Registration r = SLOTS.remove(key);
+        if (r != null) {
+            PER_CONTEXT.computeIfPresent(r.context(), (k, n) -> n == 1 ? null : n - 1);
+        }
+        return r;
     }
 
     /** Registered slots whose host function has neither run nor been cancelled (for tests and leak checks). */
     static int pending() {
         return SLOTS.size();
+    }
+
+    /** The contexts that have registrations outstanding (a snapshot). */
+    static Set<Long> watchedContexts() {
+        return Set.copyOf(PER_CONTEXT.keySet());
+    }
+
+    /** Fails every slot registered for {@code context} with {@code error}; returns how many it failed. */
+    static int failContext(long context, SyncException error) {
+        return failWhere(r -> r.context() == context, error);
+    }
+
+    /** Fails every slot registered for {@code owner} with {@code error}; returns how many it failed. */
+    static int failOwner(Object owner, SyncException error) {
+        return failWhere(r -> r.owner() == owner, error);
+    }
+
+    private static int failWhere(java.util.function.Predicate<Registration> which, SyncException error) {
+        List<Slot> failed = new ArrayList<>();
+        for (Map.Entry<Long, Registration> e : SLOTS.entrySet()) {
+            if (which.test(e.getValue()) && remove(e.getKey()) != null) {
+                failed.add(e.getValue().slot());
+            }
+        }
+        for (Slot s : failed) {
+            try {
+                s.fail(error);
+            } catch (RuntimeException | Error t) { // one slot's listener must not keep the others pending
+                LOG.log(System.Logger.Level.WARNING, "failing a CUDA host-function registration threw", t);
+            }
+        }
+        return failed.size();
     }
 
     /** Whether the calling thread is inside one of gpusync's host functions (a driver thread). */
@@ -84,7 +156,7 @@ final class HostFunctions {
      *                                  still registered (the caller cancels it)
      */
     static void armAfterEvent(MemorySegment context, MemorySegment event, long key) {
-        try (CudaDriver.Pushed ignored = CudaDriver.Pushed.push(context, "arming a host function");
+        try (CudaDriver.Pushed ignored = CudaDriver.Pushed.pushHeld(context, "arming a host function");
              Arena arena = Arena.ofConfined()) {
             MemorySegment pStream = arena.allocate(ValueLayout.ADDRESS);
             CudaResults.check(Cuda.cuStreamCreate(pStream, Cuda.CU_STREAM_NON_BLOCKING()),
@@ -104,9 +176,9 @@ final class HostFunctions {
     private static void fire(MemorySegment userData) {
         try {
             IN_HOST_FUNCTION.set(Boolean.TRUE);
-            Slot slot = SLOTS.remove(userData.address());
-            if (slot != null) {
-                slot.fire();
+            Registration r = remove(userData.address());
+            if (r != null) {
+                r.slot().fire();
             }
         } catch (Throwable t) {
             try {

@@ -9,12 +9,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Frees the pinned words of released {@link CudaHostTimeline}s that still had a {@code cuStreamWriteValue64}
- * in flight: freeing them at once would let the GPU write into freed memory (a fault that poisons the user's
- * context), and waiting for the GPU in a release action is forbidden. One daemon thread, started on first
- * use, checks each buried word (one memory read) with a backoff of 1 → 16 ms while any is buried and parks
- * otherwise. A word whose write never lands (its context died) is given up after {@link #GIVE_UP_NANOS}
- * (the memory then leaks; its context is unusable anyway).
+ * Returns to their {@link PinnedWordPool} the words of released {@link CudaHostTimeline}s that still had a
+ * {@code cuStreamWriteValue64} in flight: reusing them at once would let that write land in another timeline, and
+ * waiting for the GPU in a release action is forbidden. One daemon thread, started on first use, checks each
+ * buried word (one memory read; no driver call at all) with a backoff of 1 → 16 ms while any is buried and parks
+ * otherwise. A word whose write never lands (its context died) is given up after {@link #GIVE_UP_NANOS} and never
+ * reused (8 bytes leak).
  */
 final class PinnedReaper {
     private static final System.Logger LOG = System.getLogger(PinnedReaper.class.getName());
@@ -23,14 +23,14 @@ final class PinnedReaper {
     private static final ConcurrentLinkedQueue<Grave> GRAVES = new ConcurrentLinkedQueue<>();
     private static volatile Thread thread;
 
-    private record Grave(MemorySegment word, MemorySegment context, long finalValue, long since) {
+    private record Grave(MemorySegment word, PinnedWordPool pool, long finalValue, long since) {
     }
 
     private PinnedReaper() {
     }
 
-    static void bury(MemorySegment word, MemorySegment context, long finalValue) {
-        GRAVES.add(new Grave(word, context, finalValue, System.nanoTime()));
+    static void bury(MemorySegment word, PinnedWordPool pool, long finalValue) {
+        GRAVES.add(new Grave(word, pool, finalValue, System.nanoTime()));
         Thread t = thread;
         if (t == null) {
             synchronized (PinnedReaper.class) {
@@ -65,7 +65,7 @@ final class PinnedReaper {
                 long v = (long) WORD.getAcquire(g.word(), 0L);
                 if (Long.compareUnsigned(v, g.finalValue()) >= 0) {
                     it.remove();
-                    TimelineState.freeWord(g.word(), g.context());
+                    g.pool().give(g.word());
                 } else if (System.nanoTime() - g.since() > GIVE_UP_NANOS) {
                     it.remove();
                     LOG.log(System.Logger.Level.WARNING, "CUDA timeline word " + CudaDriver.hex(g.word())

@@ -2,6 +2,7 @@ package io.gpusync.cuda;
 
 import io.gpusync.BackendKind;
 import io.gpusync.SyncCancelledException;
+import io.gpusync.SyncException;
 import io.gpusync.SyncTimeoutException;
 import io.gpusync.spi.Deadline;
 import io.gpusync.spi.Timeouts;
@@ -23,8 +24,8 @@ import java.util.function.Supplier;
  *   <li><b>Arm</b> a wake-up (a CUDA host function that unparks this thread) and <b>park</b>. The thread
  *       wakes when the host function runs, at the deadline, on interrupt, and every slice (1 ms doubling to
  *       64 ms) to probe once more: host functions are never called once the context has a sticky error, so
- *       the periodic probe is what turns a dead context into {@link io.gpusync.DeviceLostException} instead of
- *       a wait that only ends at its timeout.</li>
+ *       {@link CudaFaultWatch} fails the wake-up of a faulted context within ≈10 ms (the thread then throws
+ *       {@link io.gpusync.DeviceLostException} at once); the periodic probe is the second line of defence.</li>
  *   <li>If no wake-up can be armed (the arm returns {@code null}), probe with a park backoff instead: 20 µs
  *       doubling to 1 ms.</li>
  * </ol>
@@ -60,6 +61,12 @@ final class SpinThenPark {
     interface Armed {
         /** Whether the wake-up has fired (the target is signalled). */
         boolean fired();
+
+        /**
+         * The error the wake-up was failed with (its context faulted, its producer closed), or null. Checked
+         * before every probe, so a wait woken by the fault watch ends at once.
+         */
+        SyncException failure();
 
         /** Withdraws the wake-up if it has not fired; idempotent. */
         void cancel();
@@ -102,7 +109,16 @@ final class SpinThenPark {
             long slice = armed != null ? ARMED_FIRST_SLICE_NANOS : BACKOFF_FIRST_NANOS;
             long maxSlice = armed != null ? ARMED_MAX_SLICE_NANOS : BACKOFF_MAX_NANOS;
             while (true) {
-                if ((armed != null && armed.fired()) || target.probe()) {
+                if (armed != null) {
+                    if (armed.fired()) {
+                        return;
+                    }
+                    SyncException failure = armed.failure();
+                    if (failure != null) {
+                        throw failure;
+                    }
+                }
+                if (target.probe()) {
                     return;
                 }
                 long left = deadline.remainingNanos();
@@ -134,6 +150,7 @@ final class SpinThenPark {
     static final class ParkingSlot implements HostFunctions.Slot, Armed {
         private final Thread thread;
         private volatile boolean fired;
+        private volatile SyncException failure;
         private volatile long key;
 
         ParkingSlot(Thread thread) {
@@ -151,8 +168,19 @@ final class SpinThenPark {
         }
 
         @Override
+        public void fail(SyncException error) {
+            failure = error;
+            LockSupport.unpark(thread);
+        }
+
+        @Override
         public boolean fired() {
             return fired;
+        }
+
+        @Override
+        public SyncException failure() {
+            return failure;
         }
 
         @Override

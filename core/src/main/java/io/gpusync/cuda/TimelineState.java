@@ -30,10 +30,12 @@ final class TimelineState {
     private static final VarHandle WORD = ValueLayout.JAVA_LONG.varHandle();
     static final long HEALTH_CHECK_INTERVAL_NANOS = 1_000_000L;
 
-    final MemorySegment word;      // 8 bytes of pinned, device-mapped host memory
+    final MemorySegment word;      // 8 bytes of pinned, device-mapped host memory (from the pool)
     final long devicePointer;
     final MemorySegment context;
     final int device;
+    private final PinnedWordPool pool;
+    private final Runnable afterRelease;
 
     // GPU-side bookkeeping, guarded by this
     private long lastAdvanced;
@@ -58,11 +60,14 @@ final class TimelineState {
     private volatile long nextHealthCheck = System.nanoTime();
     private volatile SyncException failure;
 
-    TimelineState(MemorySegment word, long devicePointer, MemorySegment context, int device) {
+    TimelineState(MemorySegment word, long devicePointer, MemorySegment context, int device, PinnedWordPool pool,
+                  Runnable afterRelease) {
         this.word = word;
         this.devicePointer = devicePointer;
         this.context = context;
         this.device = device;
+        this.pool = pool;
+        this.afterRelease = afterRelease;
     }
 
     /** The word, read with acquire semantics (≈1 ns). */
@@ -97,24 +102,46 @@ final class TimelineState {
         return false;
     }
 
+    /**
+     * {@code cuStreamQuery(NULL)} with the context pushed. A fatal result — a sticky error, or the context gone
+     * ({@code CUDA_ERROR_INVALID_CONTEXT} for this held context counts as gone) — is remembered: every later probe
+     * throws it at once and every listener fails. Other errors (transient, say) are thrown without being
+     * remembered, so the next check may pass.
+     */
     private void checkHealth() {
         CudaDriver.ensure();
         try {
             int r;
-            try (CudaDriver.Pushed ignored = CudaDriver.Pushed.push(context, "timeline health check")) {
+            try (CudaDriver.Pushed ignored = CudaDriver.Pushed.pushHeld(context, "timeline health check")) {
                 r = Cuda.cuStreamQuery(MemorySegment.NULL);
             }
-            if (CudaResults.isFatal(r)) {
-                throw CudaResults.exception(r, "CudaHostTimeline health check (cuStreamQuery) of context "
+            if (CudaResults.isFatal(r) || r == CudaResults.INVALID_CONTEXT) {
+                throw CudaResults.contextGone(r, "CudaHostTimeline health check (cuStreamQuery) of context "
                         + CudaDriver.hex(context));
             }
         } catch (SyncException e) {
             if (e.kind() == io.gpusync.ErrorKind.FATAL) {
-                failure = e; // sticky: every later probe throws it at once
-                failAll(e);
+                fail(e);
             }
             throw e;
         }
+    }
+
+    /**
+     * Fails the timeline for good: every pending listener fails with {@code error} (the first failure wins for
+     * later probes), every outstanding host function is withdrawn. Used for a faulted context (by the fault watch
+     * through a cover, or a health check) and for the close of an owned producer.
+     */
+    void fail(SyncException error) {
+        if (failure == null) {
+            failure = error;
+        }
+        for (Long key : outstandingKeys) {
+            if (HostFunctions.cancel(key)) {
+                outstandingKeys.remove(key);
+            }
+        }
+        failAll(failure);
     }
 
     // ---- GPU side (application threads) ----
@@ -130,7 +157,7 @@ final class TimelineState {
         }
         long next = lastAdvanced + 1;
         MemorySegment s = MemorySegment.ofAddress(stream.address());
-        try (CudaDriver.Pushed ignored = CudaDriver.Pushed.push(context, "CudaHostTimeline.advance")) {
+        try (CudaDriver.Pushed ignored = CudaDriver.Pushed.pushHeld(context, "CudaHostTimeline.advance")) {
             if (advancedOnce && s.address() != lastStream.address()) {
                 orderAfterPrevious(s);
             }
@@ -250,7 +277,7 @@ final class TimelineState {
         long value = lastAdvanced; // older than every mark: the end of the last stream covers it
         Cover cover = new Cover(this, value);
         long key = cover.register();
-        try (CudaDriver.Pushed ignored = CudaDriver.Pushed.push(context, "covering a timeline value");
+        try (CudaDriver.Pushed ignored = CudaDriver.Pushed.pushHeld(context, "covering a timeline value");
              Arena arena = Arena.ofConfined()) {
             MemorySegment p = arena.allocate(ValueLayout.ADDRESS);
             CudaResults.check(Cuda.cuEventCreate(p, Cuda.CU_EVENT_DISABLE_TIMING()), "cuEventCreate (timeline cover)");
@@ -302,7 +329,11 @@ final class TimelineState {
 
     private void failAll(SyncException e) {
         for (Node n : listeners.keySet()) {
-            n.complete(e);
+            try {
+                n.complete(e);
+            } catch (RuntimeException | Error t) { // one listener must not keep the others pending
+                LOG.log(System.Logger.Level.WARNING, "a CUDA timeline listener threw while failing", t);
+            }
         }
     }
 
@@ -390,7 +421,7 @@ final class TimelineState {
 
         /** Registers this cover with the hub and the state's outstanding keys; returns the key. */
         long register() {
-            long k = HostFunctions.register(this);
+            long k = HostFunctions.register(state.context, null, this);
             key = k;
             state.outstandingKeys.add(k);
             return k;
@@ -406,6 +437,12 @@ final class TimelineState {
             state.outstandingKeys.remove(key);
             state.reportReached(value);
         }
+
+        @Override
+        public void fail(SyncException error) {
+            state.outstandingKeys.remove(key);
+            state.fail(error);
+        }
     }
 
     // ---- release ----
@@ -415,6 +452,12 @@ final class TimelineState {
         return CudaDriver.offDriverThread(this::release);
     }
 
+    /**
+     * Releases the timeline's native objects. Driver calls: {@code cuEventDestroy_v2} of the order and mark events
+     * (context pushed and popped; skipped if the push fails), nothing else — the word goes back to the pool (a
+     * memory write), or to the reaper while a write to it is still in flight, or is abandoned if its context died
+     * first. No call here synchronizes with the device.
+     */
     private void release() {
         for (Long key : outstandingKeys) {
             HostFunctions.cancel(key);
@@ -431,30 +474,30 @@ final class TimelineState {
             java.util.Arrays.fill(markEvent, null);
             last = lastAdvanced;
         }
-        if (!ev.equals(MemorySegment.NULL)) {
-            CudaEventSyncWaiter.destroyEvent(ev, context);
-        }
-        for (MemorySegment m : marks) {
-            if (m != null) {
-                CudaEventSyncWaiter.destroyEvent(m, context); // a stream already waiting on it is unaffected
-            }
-        }
-        if (Long.compareUnsigned(read(), last) >= 0 || failure != null) {
-            freeWord(word, context);
-        } else {
-            // a cuStreamWriteValue64 to the word is still pending: freeing it now would let the GPU write into
-            // freed memory (a fault that poisons the user's context). The reaper frees it once it is written.
-            PinnedReaper.bury(word, context, last);
-        }
-    }
-
-    static void freeWord(MemorySegment word, MemorySegment context) {
-        int pushed = Cuda.cuCtxPushCurrent_v2(context);
         try {
-            CudaDriver.logRelease(Cuda.cuMemFreeHost(word), "cuMemFreeHost(timeline word " + CudaDriver.hex(word) + ")");
+            if (!ev.equals(MemorySegment.NULL)) {
+                CudaEventSyncWaiter.destroyEvent(ev, context);
+            }
+            for (MemorySegment m : marks) {
+                if (m != null) {
+                    CudaEventSyncWaiter.destroyEvent(m, context); // a stream already waiting on it is unaffected
+                }
+            }
+            SyncException f = failure;
+            if (Long.compareUnsigned(read(), last) >= 0) {
+                pool.give(word);
+            } else if (f != null && f.kind() == io.gpusync.ErrorKind.FATAL) {
+                // the context died with a write to the word pending: it may never land, or land late; never reuse
+                LOG.log(System.Logger.Level.DEBUG, "timeline word " + CudaDriver.hex(word)
+                        + " abandoned: its context failed with a write pending");
+            } else {
+                // a cuStreamWriteValue64 to the word is still pending: reusing it now would let that write land in
+                // another timeline. The reaper returns it to the pool once it is written.
+                PinnedReaper.bury(word, pool, last);
+            }
         } finally {
-            if (pushed == CudaResults.SUCCESS) {
-                CudaDriver.popQuietly(context);
+            if (afterRelease != null) {
+                afterRelease.run();
             }
         }
     }

@@ -59,7 +59,7 @@ class CudaResultsTest {
                 Map.entry(716, "CUDA_ERROR_MISALIGNED_ADDRESS"), Map.entry(717, "CUDA_ERROR_INVALID_ADDRESS_SPACE"),
                 Map.entry(718, "CUDA_ERROR_INVALID_PC"), Map.entry(719, "CUDA_ERROR_LAUNCH_FAILED"),
                 Map.entry(721, "CUDA_ERROR_TENSOR_MEMORY_LEAK"), Map.entry(810, "CUDA_ERROR_MPS_CLIENT_TERMINATED"),
-                Map.entry(911, "CUDA_ERROR_EXTERNAL_DEVICE"));
+                Map.entry(911, "CUDA_ERROR_EXTERNAL_DEVICE"), Map.entry(916, "CUDA_ERROR_KEY_ROTATION"));
         expectedFatal.forEach((code, name) -> {
             assertThat(CudaResults.tableName(code)).as("code %d", code).hasValue(name);
             assertThat(CudaResults.isStickyError(code)).as(name).isTrue();
@@ -82,6 +82,57 @@ class CudaResultsTest {
         assertThat(CudaResults.tableName(909)).hasValue("CUDA_ERROR_TIMEOUT");
         assertThat(CudaResults.tableName(999)).hasValue("CUDA_ERROR_UNKNOWN");
         assertThat(CudaResults.tableName(CudaResults.INVALID_CONTEXT)).hasValue("CUDA_ERROR_INVALID_CONTEXT");
+    }
+
+    @Test
+    void everyCodeOfTheHeaderHasTheKindAndExceptionOfTheJavadocTable() {
+        Map<String, ErrorKind> kinds = new LinkedHashMap<>();
+        Map<String, Class<? extends SyncException>> types = new LinkedHashMap<>();
+        for (String n : java.util.List.of("DEINITIALIZED", "CONTEXT_IS_DESTROYED", "UNKNOWN", "LAUNCH_FAILED",
+                "ILLEGAL_ADDRESS", "KEY_ROTATION")) {
+            kinds.put(n, ErrorKind.FATAL);
+            types.put(n, DeviceLostException.class);
+        }
+        for (String n : java.util.List.of("STUB_LIBRARY", "NO_DEVICE", "NOT_SUPPORTED", "NO_BINARY_FOR_GPU",
+                "JIT_COMPILER_NOT_FOUND", "UNSUPPORTED_PTX_VERSION", "CDP_NOT_SUPPORTED", "SYSTEM_NOT_READY",
+                "DEVICE_NOT_LICENSED", "PEER_ACCESS_UNSUPPORTED")) {
+            kinds.put(n, ErrorKind.CONFIGURATION);
+            types.put(n, SyncNotSupportedException.class);
+        }
+        for (String n : java.util.List.of("OUT_OF_MEMORY", "DEVICE_UNAVAILABLE", "LAUNCH_OUT_OF_RESOURCES", "TIMEOUT",
+                "MPS_CONNECTION_FAILED", "MPS_SERVER_NOT_READY", "MPS_MAX_CLIENTS_REACHED")) {
+            kinds.put(n, ErrorKind.RECOVERABLE);
+            types.put(n, SyncBackendException.class);
+        }
+        for (String n : java.util.List.of("INVALID_VALUE", "INVALID_CONTEXT", "INVALID_HANDLE", "ILLEGAL_STATE",
+                "NOT_PERMITTED", "STREAM_CAPTURE_INVALIDATED", "INVALID_DEVICE", "NOT_INITIALIZED")) {
+            kinds.put(n, ErrorKind.CONFIGURATION);
+            types.put(n, SyncBackendException.class);
+        }
+        Map<String, Integer> byName = new LinkedHashMap<>();
+        CudaResults.table().forEach((code, name) -> byName.put(name, code));
+        kinds.forEach((n, kind) -> {
+            Integer code = byName.get("CUDA_ERROR_" + n);
+            assertThat(code).as(n).isNotNull();
+            SyncException e = CudaResults.exception(code, "x");
+            assertThat(e.kind()).as(n).isEqualTo(kind);
+            assertThat(e.getClass()).as(n).isEqualTo(types.get(n));
+        });
+        // every code of the header is classified without throwing, and FATAL exactly when isFatal
+        CudaResults.table().keySet().stream().filter(c -> c != 0).forEach(c ->
+                assertThat(CudaResults.exception(c, "x").kind() == ErrorKind.FATAL).as("code %d", c)
+                        .isEqualTo(CudaResults.isFatal(c)));
+    }
+
+    @Test
+    void anInvalidContextIsFatalOnlyForAContextGpusyncHolds() {
+        assertThat(CudaResults.exception(CudaResults.INVALID_CONTEXT, "cuStreamCreate(caller's context)").kind())
+                .isEqualTo(ErrorKind.CONFIGURATION);
+        SyncException gone = CudaResults.contextGone(CudaResults.INVALID_CONTEXT, "health check of a held context");
+        assertThat(gone).isInstanceOf(DeviceLostException.class);
+        assertThat(gone.kind()).isEqualTo(ErrorKind.FATAL);
+        assertThat(gone.getMessage()).contains("destroyed");
+        assertThat(CudaResults.contextGone(2, "x").kind()).isEqualTo(ErrorKind.RECOVERABLE);
     }
 
     @Test

@@ -28,6 +28,8 @@ class SpinThenParkTest {
         final boolean canArm;
         volatile boolean cancelled;
 
+        volatile io.gpusync.SyncException failure;
+
         Fake(long inNanos, boolean canArm) {
             this.signalAt = inNanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + inNanos;
             this.canArm = canArm;
@@ -60,6 +62,11 @@ class SpinThenParkTest {
                 }
 
                 @Override
+                public io.gpusync.SyncException failure() {
+                    return failure;
+                }
+
+                @Override
                 public void cancel() {
                     cancelled = true;
                 }
@@ -69,6 +76,28 @@ class SpinThenParkTest {
 
     private static void await(Fake f, Duration timeout) {
         SpinThenPark.await(f, timeout, BackendKind.CUDA, () -> "fake");
+    }
+
+    @Test
+    void aFailedWakeUpEndsAForeverWaitAtOnceWithItsError() throws Exception {
+        Fake never = new Fake(Long.MAX_VALUE, true);
+        io.gpusync.DeviceLostException lost = new io.gpusync.DeviceLostException(BackendKind.CUDA, "sticky error");
+        java.util.concurrent.CompletableFuture<Throwable> outcome = new java.util.concurrent.CompletableFuture<>();
+        Thread waiter = Thread.ofPlatform().start(() -> {
+            try {
+                await(never, io.gpusync.SyncPoint.FOREVER);
+                outcome.complete(null);
+            } catch (Throwable t) {
+                outcome.complete(t);
+            }
+        });
+        while (never.arms.get() == 0) {
+            Thread.sleep(1);
+        }
+        never.failure = lost; // what the fault watch does through the slot ...
+        LockSupport.unpark(waiter); // ... and the unpark that comes with it
+        assertThat(outcome.get(5, java.util.concurrent.TimeUnit.SECONDS)).isSameAs(lost);
+        assertThat(never.cancelled).as("the armed wake-up is withdrawn").isTrue();
     }
 
     @Test

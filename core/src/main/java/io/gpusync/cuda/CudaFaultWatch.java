@@ -1,0 +1,112 @@
+package io.gpusync.cuda;
+
+import io.gpusync.SyncException;
+import io.gpusync.bindings.cuda.Cuda;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Fails the waits that sit behind CUDA host functions when their context gets a sticky error. CUDA never runs
+ * host functions on such a context, so without this a wait past its spin budget — engine or blocking, with
+ * {@code FOREVER} as well — would stay pending for good (CUDA.jl re-queries on a timer for the same reason).
+ *
+ * <p>One daemon thread ({@code gpusync-cuda-fault-watch}), started on first use. While any context has host-function
+ * registrations outstanding ({@link HostFunctions#watchedContexts()}), it checks each such context every
+ * interval — push, {@code cuStreamQuery(NULL)} (non-blocking; returns the context's sticky error, if any), pop —
+ * and on a fatal result fails every registration of that context through {@link HostFunctions#failContext}
+ * with the {@link io.gpusync.DeviceLostException} the check produced. The interval starts at
+ * {@value #FIRST_INTERVAL_NANOS} ns when a context gets its first registration and doubles up to
+ * {@value #MAX_INTERVAL_NANOS} ns while registrations stay outstanding, so a fault is reported within ≈10 ms
+ * plus one hand-over; with nothing outstanding the thread parks without a timeout (no CPU at all). One check costs
+ * a few µs per watched context: at the 10 ms interval ≈0.03 % of a core per context.
+ *
+ * <p>The check never synchronizes with the device ({@code cuStreamQuery} only reads state), so a context blocked
+ * behind a host gate is checked without stalling. Thread-safe.
+ */
+@SuppressWarnings("try") // the pushed-context resource is used for its scope only
+final class CudaFaultWatch {
+    static final long FIRST_INTERVAL_NANOS = 1_000_000L;
+    static final long MAX_INTERVAL_NANOS = 10_000_000L;
+    private static final System.Logger LOG = System.getLogger(CudaFaultWatch.class.getName());
+    private static final AtomicLong CHECKS = new AtomicLong();
+    private static volatile Thread thread;
+    private static volatile boolean rewind;
+
+    private CudaFaultWatch() {
+    }
+
+    /** A context got its first registration: make sure the thread runs and checks soon. */
+    static void watch() {
+        rewind = true;
+        Thread t = thread;
+        if (t == null) {
+            synchronized (CudaFaultWatch.class) {
+                t = thread;
+                if (t == null) {
+                    t = new Thread(CudaFaultWatch::run, "gpusync-cuda-fault-watch");
+                    t.setDaemon(true);
+                    thread = t;
+                    t.start();
+                    return;
+                }
+            }
+        }
+        LockSupport.unpark(t);
+    }
+
+    /** Context checks made so far (tests: the watch idles while nothing is registered). */
+    static long checks() {
+        return CHECKS.get();
+    }
+
+    private static void run() {
+        long interval = FIRST_INTERVAL_NANOS;
+        while (true) {
+            var contexts = HostFunctions.watchedContexts();
+            if (contexts.isEmpty()) {
+                LockSupport.park(CudaFaultWatch.class);
+                interval = FIRST_INTERVAL_NANOS;
+                continue;
+            }
+            if (rewind) {
+                rewind = false;
+                interval = FIRST_INTERVAL_NANOS;
+            }
+            LockSupport.parkNanos(CudaFaultWatch.class, interval);
+            interval = Math.min(interval * 2, MAX_INTERVAL_NANOS);
+            for (long ctx : HostFunctions.watchedContexts()) {
+                try {
+                    check(ctx);
+                } catch (RuntimeException | Error e) { // never let the watch die
+                    LOG.log(System.Logger.Level.WARNING, "CUDA fault watch: checking context 0x"
+                            + Long.toHexString(ctx) + " failed", e);
+                }
+            }
+        }
+    }
+
+    /** Checks one context; on a fatal result fails its registrations. */
+    static void check(long ctx) {
+        CHECKS.incrementAndGet();
+        java.lang.foreign.MemorySegment context = java.lang.foreign.MemorySegment.ofAddress(ctx);
+        SyncException fault = null;
+        try (CudaDriver.Pushed ignored = CudaDriver.Pushed.pushHeld(context, "CUDA fault watch")) {
+            int r = Cuda.cuStreamQuery(java.lang.foreign.MemorySegment.NULL);
+            if (CudaResults.isFatal(r)) {
+                fault = CudaResults.exception(r, "CUDA fault watch: cuStreamQuery on context 0x" + Long.toHexString(ctx));
+            }
+        } catch (SyncException e) {
+            if (e.kind() == io.gpusync.ErrorKind.FATAL) {
+                fault = e;
+            } else {
+                throw e;
+            }
+        }
+        if (fault != null) {
+            int n = HostFunctions.failContext(ctx, fault);
+            LOG.log(System.Logger.Level.DEBUG, "CUDA fault watch: context 0x" + Long.toHexString(ctx)
+                    + " failed (" + fault.getMessage() + "); " + n + " wait(s) failed");
+        }
+    }
+}

@@ -1,0 +1,45 @@
+package io.gpusync.cuda;
+
+import io.gpusync.SyncCancelledException;
+
+/**
+ * The lifetime of an owned producer ({@link CudaWorkQueue}): while it is open its points wait normally; once it
+ * ends, every wait on them fails with {@link SyncCancelledException} — registrations behind host functions at
+ * once ({@link HostFunctions#failOwner}), probes and later registrations on their next call
+ * ({@link #check()}). The native objects themselves stay valid until their anchors are released, so nothing is
+ * touched after it is freed. Thread-safe.
+ */
+final class ProducerLifetime {
+    private final String what;
+    private volatile boolean ended;
+
+    ProducerLifetime(String what) {
+        this.what = what;
+    }
+
+    /** Throws {@link SyncCancelledException} if the producer has ended. */
+    void check() {
+        if (ended) {
+            throw cancelled();
+        }
+    }
+
+    boolean ended() {
+        return ended;
+    }
+
+    SyncCancelledException cancelled() {
+        return new SyncCancelledException(what + " was closed while this wait was pending");
+    }
+
+    /** Ends the lifetime and fails every host-function registration made under it. Idempotent. */
+    void end() {
+        ended = true;
+        HostFunctions.failOwner(this, cancelled());
+    }
+
+    @Override
+    public String toString() {
+        return what;
+    }
+}
