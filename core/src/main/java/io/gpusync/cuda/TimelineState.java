@@ -155,6 +155,17 @@ final class TimelineState {
         if (f != null) {
             throw f;
         }
+        try {
+            return advanceLocked(stream, hostFunction);
+        } catch (SyncException e) {
+            if (e.kind() == io.gpusync.ErrorKind.FATAL) {
+                fail(e); // listeners for values this advance would have written must not wait forever
+            }
+            throw e;
+        }
+    }
+
+    private long advanceLocked(MemorySegment stream, boolean hostFunction) {
         long next = lastAdvanced + 1;
         MemorySegment s = MemorySegment.ofAddress(stream.address());
         try (CudaDriver.Pushed ignored = CudaDriver.Pushed.pushHeld(context, "CudaHostTimeline.advance")) {

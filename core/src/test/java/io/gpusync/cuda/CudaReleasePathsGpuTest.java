@@ -1,0 +1,140 @@
+package io.gpusync.cuda;
+
+import static io.gpusync.cuda.CudaTestSupport.assumeCuda;
+import static io.gpusync.cuda.CudaTestSupport.check;
+import static io.gpusync.cuda.CudaTestSupport.launch;
+import static io.gpusync.cuda.CudaTestSupport.mappedWord;
+import static io.gpusync.cuda.CudaTestSupport.pop;
+import static io.gpusync.cuda.CudaTestSupport.primaryContext;
+import static io.gpusync.cuda.CudaTestSupport.push;
+import static io.gpusync.cuda.CudaTestSupport.stream;
+import static io.gpusync.cuda.CudaTestSupport.sync;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gpusync.SyncPoint;
+import io.gpusync.bindings.cuda.Cuda;
+import io.gpusync.spi.CallbackRegistration;
+import io.gpusync.spi.SignalCallbackWaiter;
+import io.gpusync.spi.SignalListener;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Release paths never synchronize with the device. The measured hang: a stream blocked behind a host gate
+ * ({@code cuStreamWaitValue64}) while a timeline was released — {@code cuMemFreeHost} waited for the device, the
+ * device for the gate, and every other CUDA call of the process for {@code cuMemFreeHost}.
+ */
+@Tag("gpu")
+class CudaReleasePathsGpuTest {
+    private static final long MS = 1_000_000L;
+
+    @Test
+    void releasingTimelinesAndEventsWhileAStreamIsBlockedBehindAHostGateTakesAtMostAMillisecond() throws Exception {
+        assumeCuda();
+        MemorySegment ctx = primaryContext();
+        push(ctx);
+        MemorySegment gate = mappedWord();
+        MemorySegment gated = stream();
+        MemorySegment free = stream();
+        try {
+            long gateDevice;
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment p = arena.allocate(ValueLayout.JAVA_LONG);
+                check(Cuda.cuMemHostGetDevicePointer_v2(p, gate, 0), "cuMemHostGetDevicePointer");
+                gateDevice = p.get(ValueLayout.JAVA_LONG, 0);
+            }
+            check(Cuda.cuStreamWaitValue64_v2(gated, gateDevice, 1, Cuda.CU_STREAM_WAIT_VALUE_GEQ()),
+                    "cuStreamWaitValue64_v2(gate)");
+            // a timeline whose value has landed (the old code freed its word with cuMemFreeHost: a hang here) ...
+            CudaHostTimeline landed = CudaHostTimeline.create(ctx);
+            SyncPoint.Cuda done = landed.advance(free);
+            done.await(Duration.ofSeconds(10));
+            // ... one whose write sits behind the gate, an event behind the gate with a host function armed on it
+            CudaHostTimeline held = CudaHostTimeline.create(ctx);
+            SyncPoint.Cuda behindGate = held.advance(gated);
+            SyncPoint.CudaEvent event = CudaEvents.record(gated, ctx);
+            CallbackRegistration registration = ((SignalCallbackWaiter) event.waiter()).onSignal(new SignalListener() {
+                @Override
+                public void signalled() {
+                }
+
+                @Override
+                public void failed(io.gpusync.SyncException error) {
+                }
+            });
+            PinnedWordPool pool = PinnedWordPool.forDevice(held.device());
+            int freeBefore = pool.freeWords();
+
+            CompletableFuture<Long> releaseNanos = CompletableFuture.supplyAsync(() -> {
+                long t0 = System.nanoTime();
+                done.waiter().close();
+                landed.close();
+                registration.cancel();
+                event.waiter().close();
+                behindGate.waiter().close();
+                held.close();
+                return System.nanoTime() - t0;
+            });
+            long nanos;
+            try {
+                nanos = releaseNanos.get(10, TimeUnit.SECONDS);
+            } finally {
+                gate.set(ValueLayout.JAVA_LONG, 0, 1L); // open the gate whatever happened, so the JVM recovers
+            }
+            System.out.printf("RELEASE_BEHIND_GATE %.1f us%n", nanos / 1e3);
+            assertThat(nanos).as("release behind a host gate, ns").isLessThanOrEqualTo(1 * MS);
+            assertThat(pool.freeWords()).as("the landed word went straight back to the pool").isEqualTo(freeBefore + 1);
+            assertThat(PinnedReaper.buried()).as("the gated word waits for its write").isEqualTo(1);
+
+            sync(gated); // the gate opened: the stream drains
+            long deadline = System.nanoTime() + 5_000 * MS;
+            while (PinnedReaper.buried() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(2);
+            }
+            assertThat(PinnedReaper.buried()).isZero();
+            assertThat(pool.freeWords()).isEqualTo(freeBefore + 2);
+        } finally {
+            gate.set(ValueLayout.JAVA_LONG, 0, 1L);
+            sync(gated);
+            check(Cuda.cuStreamDestroy_v2(gated), "cuStreamDestroy");
+            check(Cuda.cuStreamDestroy_v2(free), "cuStreamDestroy");
+            pop();
+        }
+    }
+
+    @Test
+    void timelineWordsAreCarvedFromSlabsAndRecycledWithoutNewAllocations() throws Exception {
+        assumeCuda();
+        MemorySegment ctx = primaryContext();
+        push(ctx);
+        MemorySegment s = stream();
+        try {
+            CudaHostTimeline first = CudaHostTimeline.create(ctx);
+            PinnedWordPool pool = PinnedWordPool.forDevice(first.device());
+            first.close();
+            int slabs = pool.slabs();
+            for (int i = 0; i < 3 * PinnedWordPool.WORDS_PER_SLAB; i++) {
+                try (CudaHostTimeline t = CudaHostTimeline.create(ctx)) {
+                    assertThat(t.completedValue()).as("a recycled word starts at 0").isZero();
+                    if (i % 100 == 0) {
+                        launch("spin_ns", s, 1_000L);
+                        t.advance(s).await(Duration.ofSeconds(10));
+                    }
+                }
+            }
+            assertThat(pool.slabs()).as("1,536 timelines created and released one after another").isEqualTo(slabs);
+        } finally {
+            sync(s);
+            check(Cuda.cuStreamDestroy_v2(s), "cuStreamDestroy");
+            pop();
+        }
+    }
+}

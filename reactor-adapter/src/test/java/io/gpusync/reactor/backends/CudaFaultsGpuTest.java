@@ -1,0 +1,286 @@
+package io.gpusync.reactor.backends;
+
+import io.gpusync.DeviceLostException;
+import io.gpusync.ErrorKind;
+import io.gpusync.SyncCancelledException;
+import io.gpusync.SyncException;
+import io.gpusync.SyncPoint;
+import io.gpusync.bindings.cuda.Cuda;
+import io.gpusync.cuda.CudaWorkQueue;
+import io.gpusync.reactor.GpuSync;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import java.io.File;
+import java.io.InputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * CUDA under faults, on a real GPU, each scenario in a child JVM (a sticky error poisons the primary context of
+ * the process): waits past their spin budget — engine ({@link GpuSync#await}) and blocking ({@code await}) alike,
+ * events and host-timeline values, {@code FOREVER} and timed — must end with {@link DeviceLostException} soon
+ * after a kernel traps, and with {@link SyncCancelledException} at once when their {@link CudaWorkQueue} closes.
+ * Each child prints one line per wait kind with the fault-to-error latency (the fault is timestamped by a thread
+ * that spins on {@code cuStreamQuery} of the trapping stream).
+ */
+@Tag("gpu")
+class CudaFaultsGpuTest {
+    /** The wait kinds every child starts: engine and blocking, events and timeline values, forever and timed. */
+    private static final List<String> KINDS = List.of("engine-event-forever", "engine-value-forever",
+            "engine-event-10s", "blocking-event-forever", "blocking-value-forever", "blocking-value-10s");
+
+    @Test
+    void aKernelThatTrapsAfterTheSpinBudgetFailsEveryPendingWaitWithDeviceLostWithin50Ms() throws Exception {
+        assumeCudaDevice();
+        List<Long> all = new ArrayList<>();
+        for (int run = 0; run < 3; run++) { // three independent faults, three child JVMs
+            String out = child("fault");
+            for (String kind : KINDS) {
+                assertThat(out).as("child output:%n%s", out).contains(kind + " FATAL");
+            }
+            out.lines().filter(l -> l.startsWith("LATENCY_US ")).forEach(l ->
+                    Arrays.stream(l.substring(11).split(",")).map(Long::parseLong).forEach(all::add));
+        }
+        all.sort(null);
+        long p50 = all.get(all.size() / 2);
+        long p99 = all.get((int) Math.ceil(all.size() * 0.99) - 1);
+        System.out.printf("FAULT_TO_ERROR n=%d p50=%d us p99=%d us max=%d us%n", all.size(), p50, p99,
+                all.get(all.size() - 1));
+        assertThat(p99).as("fault → DeviceLostException p99, µs").isLessThanOrEqualTo(50_000);
+    }
+
+    @Test
+    void closingTheQueueFailsEveryPendingWaitWithCancelledAtOnce() throws Exception {
+        assumeCudaDevice();
+        String out = child("close");
+        for (String kind : KINDS) {
+            assertThat(out).as("child output:%n%s", out).contains(kind + " CANCELLED");
+        }
+        assertThat(out).contains("AFTER_CLOSE ok");
+    }
+
+    private static void assumeCudaDevice() {
+        try {
+            CudaWorkQueue.open(0).close();
+        } catch (SyncException e) {
+            assumeTrue(false, "no CUDA driver or device here: " + e.getMessage());
+        }
+    }
+
+    private static String child(String mode) throws Exception {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
+        cmd.add("--enable-native-access=ALL-UNNAMED");
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(Child.class.getName());
+        cmd.add(mode);
+        Process child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        boolean exited = child.waitFor(120, TimeUnit.SECONDS);
+        String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!exited) {
+            child.destroyForcibly();
+        }
+        System.out.println(out);
+        assertThat(exited).as("child finished; output:%n%s", out).isTrue();
+        assertThat(child.exitValue()).as("child output:%n%s", out).isZero();
+        return out;
+    }
+
+    /** Runs in the child JVM. */
+    public static final class Child {
+        private static final long MS = 1_000_000L;
+
+        public static void main(String[] args) throws Exception {
+            int rc;
+            try {
+                rc = args[0].equals("fault") ? fault() : close();
+            } catch (Throwable t) {
+                t.printStackTrace(System.out);
+                rc = 2;
+            }
+            System.out.flush();
+            Runtime.getRuntime().halt(rc); // skip Cleaners and hooks on a poisoned context
+        }
+
+        /** Outcome of one wait: the error and when it arrived. */
+        private record Outcome(Throwable error, long atNanos) {
+        }
+
+        /** Starts every kind of wait on points behind {@code before}'s work; returns the outcomes by kind. */
+        private static Map<String, List<Outcome>> startWaits(CudaWorkQueue q, int perKind, CountDownLatch done) {
+            Map<String, List<Outcome>> outcomes = new ConcurrentHashMap<>();
+            KINDS.forEach(k -> outcomes.put(k, java.util.Collections.synchronizedList(new ArrayList<>())));
+            for (int i = 0; i < perKind; i++) {
+                SyncPoint event = q.recordEvent();
+                SyncPoint value = q.advanceTimeline();
+                SyncPoint event2 = q.recordEvent();
+                engine(GpuSync.await(event, SyncPoint.FOREVER), outcomes.get("engine-event-forever")::add, done);
+                engine(GpuSync.await(value, SyncPoint.FOREVER), outcomes.get("engine-value-forever")::add, done);
+                engine(GpuSync.await(event2, Duration.ofSeconds(10)), outcomes.get("engine-event-10s")::add, done);
+            }
+            for (int i = 0; i < Math.max(2, perKind / 10); i++) {
+                blocking(q.recordEvent(), SyncPoint.FOREVER, outcomes.get("blocking-event-forever")::add, done);
+                blocking(q.advanceTimeline(), SyncPoint.FOREVER, outcomes.get("blocking-value-forever")::add, done);
+                blocking(q.advanceTimeline(), Duration.ofSeconds(10), outcomes.get("blocking-value-10s")::add, done);
+            }
+            return outcomes;
+        }
+
+        private static void engine(reactor.core.publisher.Mono<Void> wait, Consumer<Outcome> sink, CountDownLatch done) {
+            wait.subscribe(v -> { }, e -> {
+                sink.accept(new Outcome(e, System.nanoTime()));
+                done.countDown();
+            }, () -> {
+                sink.accept(new Outcome(null, System.nanoTime()));
+                done.countDown();
+            });
+        }
+
+        private static void blocking(SyncPoint point, Duration timeout, Consumer<Outcome> sink, CountDownLatch done) {
+            Thread.ofPlatform().daemon().start(() -> {
+                Throwable error = null;
+                try {
+                    point.await(timeout);
+                } catch (Throwable t) {
+                    error = t;
+                }
+                sink.accept(new Outcome(error, System.nanoTime()));
+                done.countDown();
+            });
+        }
+
+        private static int count(CudaWorkQueue q, int perKind) {
+            return perKind * 3 + Math.max(2, perKind / 10) * 3;
+        }
+
+        private static int fault() throws Exception {
+            CudaWorkQueue q = CudaWorkQueue.open(0);
+            MemorySegment trap = function(q, "trap_kernel");
+            q.launchSpin(300 * MS); // everything below is enqueued and every wait is past its spin budget before the trap
+            launch(q, trap);
+            int perKind = 50;
+            CountDownLatch done = new CountDownLatch(count(q, perKind));
+            Map<String, List<Outcome>> outcomes = startWaits(q, perKind, done);
+            long fault = faultTime(q);
+            boolean all = done.await(20, TimeUnit.SECONDS);
+            System.out.println("ALL_ENDED " + all);
+            int rc = all ? 0 : 1;
+            List<Long> latencies = new ArrayList<>();
+            for (String kind : KINDS) {
+                List<Outcome> os = outcomes.get(kind);
+                boolean fatal = !os.isEmpty() && os.stream().allMatch(o -> o.error() instanceof DeviceLostException d
+                        && d.kind() == ErrorKind.FATAL);
+                long worst = os.stream().mapToLong(o -> o.atNanos() - fault).max().orElse(-1);
+                os.forEach(o -> latencies.add(Math.max(0, (o.atNanos() - fault) / 1_000)));
+                System.out.println(kind + " " + (fatal ? "FATAL" : "WRONG " + os.stream().map(o -> String.valueOf(
+                        o.error())).distinct().toList()) + " n=" + os.size() + " worst=" + worst / 1_000 + " us");
+                rc |= fatal ? 0 : 1;
+            }
+            System.out.println("LATENCY_US " + String.join(",", latencies.stream().map(String::valueOf).toList()));
+            return rc;
+        }
+
+        private static int close() throws Exception {
+            CudaWorkQueue q = CudaWorkQueue.open(0);
+            q.launchSpin(1_000 * MS);
+            int perKind = 20;
+            CountDownLatch done = new CountDownLatch(count(q, perKind));
+            Map<String, List<Outcome>> outcomes = startWaits(q, perKind, done);
+            SyncPoint probeAfter = q.recordEvent();
+            Thread.sleep(100); // every wait is past its spin budget, behind host functions
+            long t0 = System.nanoTime();
+            Thread closer = Thread.ofPlatform().start(q::close); // close() then drains the 1 s kernel
+            boolean all = done.await(5, TimeUnit.SECONDS);
+            long ended = System.nanoTime();
+            System.out.println("ALL_ENDED " + all + " in " + (ended - t0) / 1_000 + " us");
+            int rc = all ? 0 : 1;
+            for (String kind : KINDS) {
+                List<Outcome> os = outcomes.get(kind);
+                boolean cancelled = !os.isEmpty() && os.stream().allMatch(o -> o.error() instanceof SyncCancelledException);
+                long worst = os.stream().mapToLong(o -> o.atNanos() - t0).max().orElse(-1);
+                System.out.println(kind + " " + (cancelled ? "CANCELLED" : "WRONG " + os.stream().map(o -> String.valueOf(
+                        o.error())).distinct().toList()) + " n=" + os.size() + " worst=" + worst / 1_000 + " us");
+                rc |= cancelled && worst < 50 * MS ? 0 : 1;
+            }
+            closer.join();
+            try {
+                probeAfter.isSignaled();
+                System.out.println("AFTER_CLOSE probe did not fail");
+                rc |= 1;
+            } catch (SyncCancelledException expected) {
+                probeAfter.waiter().close(); // the last point: the primary context is released after its event
+                System.gc();
+                Thread.sleep(200);
+                System.out.println("AFTER_CLOSE ok");
+            }
+            return rc;
+        }
+
+        /** Spins on cuStreamQuery of the queue's stream until it reports the fault; returns when it did. */
+        private static long faultTime(CudaWorkQueue q) {
+            check(Cuda.cuCtxPushCurrent_v2(q.context()), "push");
+            try {
+                while (true) {
+                    int r = Cuda.cuStreamQuery(q.stream());
+                    if (r != 0 && r != 600) {
+                        long t = System.nanoTime();
+                        System.out.println("FAULT seen by cuStreamQuery: " + r);
+                        return t;
+                    }
+                    Thread.onSpinWait();
+                }
+            } finally {
+                Cuda.cuCtxPopCurrent_v2(Arena.global().allocate(ValueLayout.ADDRESS));
+            }
+        }
+
+        private static MemorySegment function(CudaWorkQueue q, String name) throws Exception {
+            String ptx;
+            try (InputStream in = CudaWorkQueue.class.getResourceAsStream("kernels.ptx")) {
+                ptx = new String(in.readAllBytes(), StandardCharsets.US_ASCII);
+            }
+            check(Cuda.cuCtxPushCurrent_v2(q.context()), "push");
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment p = arena.allocate(ValueLayout.ADDRESS);
+                check(Cuda.cuModuleLoadData(p, Arena.global().allocateFrom(ptx)), "cuModuleLoadData");
+                MemorySegment module = p.get(ValueLayout.ADDRESS, 0);
+                check(Cuda.cuModuleGetFunction(p, module, arena.allocateFrom(name)), "cuModuleGetFunction");
+                return MemorySegment.ofAddress(p.get(ValueLayout.ADDRESS, 0).address());
+            } finally {
+                Cuda.cuCtxPopCurrent_v2(Arena.global().allocate(ValueLayout.ADDRESS));
+            }
+        }
+
+        private static void launch(CudaWorkQueue q, MemorySegment f) {
+            check(Cuda.cuCtxPushCurrent_v2(q.context()), "push");
+            try {
+                check(Cuda.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, q.stream(), MemorySegment.NULL, MemorySegment.NULL),
+                        "cuLaunchKernel");
+            } finally {
+                Cuda.cuCtxPopCurrent_v2(Arena.global().allocate(ValueLayout.ADDRESS));
+            }
+        }
+
+        private static void check(int r, String what) {
+            if (r != 0) {
+                throw new AssertionError(what + " failed: " + r);
+            }
+        }
+    }
+}
