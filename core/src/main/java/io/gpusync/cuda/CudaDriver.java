@@ -192,10 +192,15 @@ final class CudaDriver {
         };
     }
 
-    /** Logs a failed release instead of throwing. */
+    /**
+     * Logs a failed release instead of throwing: at WARNING, except when the code says the context is dead (then
+     * every release in it fails, which is expected, and the first log record of a JVM costs tens of ms of logging
+     * set-up on whatever thread is failing waits) — at DEBUG.
+     */
     static void logRelease(int r, String what) {
         if (r != CudaResults.SUCCESS) {
-            LOG.log(System.Logger.Level.WARNING, what + " failed: " + CudaResults.name(r) + " (" + r + ")");
+            LOG.log(CudaResults.isFatal(r) ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING,
+                    () -> what + " failed: " + CudaResults.name(r) + " (" + r + ")");
         }
     }
 

@@ -32,6 +32,10 @@ final class CudaFaultWatch {
     private static final AtomicLong CHECKS = new AtomicLong();
     private static volatile Thread thread;
     private static volatile boolean rewind;
+    /** When the last fault was detected and when its registrations had all been failed (nanoTime; tests). */
+    static volatile long lastFaultDetectedNanos;
+    static volatile long lastFaultHandledNanos;
+    static volatile long lastCheckNanos;
 
     private CudaFaultWatch() {
     }
@@ -89,6 +93,7 @@ final class CudaFaultWatch {
     /** Checks one context; on a fatal result fails its registrations. */
     static void check(long ctx) {
         CHECKS.incrementAndGet();
+        long t0 = System.nanoTime();
         java.lang.foreign.MemorySegment context = java.lang.foreign.MemorySegment.ofAddress(ctx);
         SyncException fault = null;
         try (CudaDriver.Pushed ignored = CudaDriver.Pushed.pushHeld(context, "CUDA fault watch")) {
@@ -103,8 +108,11 @@ final class CudaFaultWatch {
                 throw e;
             }
         }
+        lastCheckNanos = System.nanoTime() - t0;
         if (fault != null) {
+            lastFaultDetectedNanos = System.nanoTime();
             int n = HostFunctions.failContext(ctx, fault);
+            lastFaultHandledNanos = System.nanoTime();
             LOG.log(System.Logger.Level.DEBUG, "CUDA fault watch: context 0x" + Long.toHexString(ctx)
                     + " failed (" + fault.getMessage() + "); " + n + " wait(s) failed");
         }

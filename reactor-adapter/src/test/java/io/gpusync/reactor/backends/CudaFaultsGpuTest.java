@@ -172,7 +172,8 @@ class CudaFaultsGpuTest {
         private static int fault() throws Exception {
             CudaWorkQueue q = CudaWorkQueue.open(0);
             MemorySegment trap = function(q, "trap_kernel");
-            q.launchSpin(300 * MS); // everything below is enqueued and every wait is past its spin budget before the trap
+            warmUp(q);
+            q.launchSpin(1_000 * MS); // everything below is enqueued and every wait is past its spin budget before the trap
             launch(q, trap);
             int perKind = 50;
             CountDownLatch done = new CountDownLatch(count(q, perKind));
@@ -187,17 +188,56 @@ class CudaFaultsGpuTest {
                 boolean fatal = !os.isEmpty() && os.stream().allMatch(o -> o.error() instanceof DeviceLostException d
                         && d.kind() == ErrorKind.FATAL);
                 long worst = os.stream().mapToLong(o -> o.atNanos() - fault).max().orElse(-1);
+                long first = os.stream().mapToLong(o -> o.atNanos() - fault).min().orElse(-1);
+                System.out.println(kind + " first=" + first / 1_000 + " us");
                 os.forEach(o -> latencies.add(Math.max(0, (o.atNanos() - fault) / 1_000)));
                 System.out.println(kind + " " + (fatal ? "FATAL" : "WRONG " + os.stream().map(o -> String.valueOf(
                         o.error())).distinct().toList()) + " n=" + os.size() + " worst=" + worst / 1_000 + " us");
                 rc |= fatal ? 0 : 1;
             }
             System.out.println("LATENCY_US " + String.join(",", latencies.stream().map(String::valueOf).toList()));
+            Class<?> watch = Class.forName("io.gpusync.cuda.CudaFaultWatch");
+            System.out.println("WATCH detected=+" + (field(watch, "lastFaultDetectedNanos") - fault) / 1_000
+                    + " us handled=+" + (field(watch, "lastFaultHandledNanos") - fault) / 1_000 + " us lastCheck="
+                    + field(watch, "lastCheckNanos") / 1_000 + " us");
             return rc;
+        }
+
+        /**
+         * A server's steady state: its error paths have run before (timeouts here), so the first fault is not also
+         * the first time the JIT and the class loader meet the engine's error delivery.
+         */
+        private static void warmUp(CudaWorkQueue q) throws Exception {
+            q.launchSpin(200 * MS);
+            List<SyncPoint> points = new ArrayList<>();
+            for (int i = 0; i < 50; i++) {
+                points.add(q.recordEvent());
+                points.add(q.advanceTimeline());
+            }
+            CountDownLatch timedOut = new CountDownLatch(points.size() + 2);
+            for (SyncPoint p : points) {
+                GpuSync.await(p, Duration.ofMillis(20)).subscribe(v -> { }, e -> timedOut.countDown(), timedOut::countDown);
+            }
+            for (int i = 0; i < 2; i++) {
+                SyncPoint p = points.get(i);
+                Thread.ofPlatform().daemon().start(() -> {
+                    try {
+                        p.await(Duration.ofMillis(20));
+                    } catch (SyncException expected) {
+                        // the timeout is the point
+                    } finally {
+                        timedOut.countDown();
+                    }
+                });
+            }
+            timedOut.await(10, TimeUnit.SECONDS);
+            q.synchronize();
+            points.forEach(p -> p.waiter().close());
         }
 
         private static int close() throws Exception {
             CudaWorkQueue q = CudaWorkQueue.open(0);
+            warmUp(q);
             q.launchSpin(1_000 * MS);
             int perKind = 20;
             CountDownLatch done = new CountDownLatch(count(q, perKind));
@@ -230,6 +270,12 @@ class CudaFaultsGpuTest {
                 System.out.println("AFTER_CLOSE ok");
             }
             return rc;
+        }
+
+        private static long field(Class<?> c, String name) throws ReflectiveOperationException {
+            java.lang.reflect.Field f = c.getDeclaredField(name);
+            f.setAccessible(true);
+            return f.getLong(null);
         }
 
         /** Spins on cuStreamQuery of the queue's stream until it reports the fault; returns when it did. */
