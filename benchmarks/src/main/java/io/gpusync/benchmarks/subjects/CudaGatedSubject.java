@@ -36,9 +36,18 @@ import java.util.concurrent.TimeUnit;
  * when an enqueue has been stuck for {@value #STUCK_SECONDS} s, and the blocked {@code next()} then throws,
  * naming how many points were pending: the cell fails with that note instead of hanging the harness.
  *
+ * <p><b>No device-synchronizing call while anything is gated.</b> {@code cuMemHostAlloc}/{@code cuMemFreeHost}
+ * (and module loads and unloads) wait for the device; the device waits for the gates; a stream's close while
+ * another stream still holds gated points would then hang the harness (its first H200 run did, in approach (b)'s
+ * warm-up: the library freed a timeline word with {@code cuMemFreeHost} — fixed there with pooled words — and
+ * this subject allocated and freed a gate per stream). So each stream takes a <em>lane</em> — a
+ * {@link CudaWorkQueue} and a gate word carved from one slab allocated at the first probe — from a pool and gives
+ * it back at close (gate fully opened, stream drained, gate reset to 0); lanes are never destroyed, so after the
+ * first cells no stream's creation or close calls the driver beyond the gate's stores and the drain.
+ *
  * <p>Skipped (with the driver's reason) where {@code CudaWorkQueue.open(0)} throws
  * {@link SyncNotSupportedException}. The probe's queue stays open for the life of the process: it keeps the
- * primary context retained, so streams opened and closed per cell do not create and destroy it each time.
+ * primary context retained.
  */
 public final class CudaGatedSubject implements Subject {
     static final int STUCK_SECONDS = 5;
@@ -49,6 +58,12 @@ public final class CudaGatedSubject implements Subject {
     private static CudaWorkQueue anchor;
     private static String unavailable;
     private static boolean probed;
+    /** Gate words: one slab of pinned, mapped memory, allocated at the first probe and never freed. */
+    private static final int GATE_SLAB_WORDS = 512;
+    private static final java.util.concurrent.ConcurrentLinkedQueue<MemorySegment> GATES =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private static final java.util.concurrent.ConcurrentLinkedQueue<CudaWorkQueue> QUEUES =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     private final boolean event;
 
@@ -86,6 +101,7 @@ public final class CudaGatedSubject implements Subject {
                 probed = true;
                 try {
                     anchor = CudaWorkQueue.open(0);
+                    allocateGates(anchor);
                 } catch (SyncNotSupportedException e) {
                     unavailable = "no CUDA driver or device here: " + e.getMessage();
                 } catch (RuntimeException | LinkageError e) {
@@ -103,6 +119,22 @@ public final class CudaGatedSubject implements Subject {
             throw new SyncNotSupportedException(io.gpusync.BackendKind.CUDA, why);
         }
         return new GateStream(event);
+    }
+
+    private static void allocateGates(CudaWorkQueue q) {
+        check(Cuda.cuCtxPushCurrent_v2(q.context()), "cuCtxPushCurrent_v2");
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment pp = a.allocate(ValueLayout.ADDRESS);
+            check(Cuda.cuMemHostAlloc(pp, GATE_SLAB_WORDS * 8L, Cuda.CU_MEMHOSTALLOC_DEVICEMAP()
+                    | Cuda.CU_MEMHOSTALLOC_PORTABLE()), "cuMemHostAlloc(gate slab, DEVICEMAP | PORTABLE)");
+            MemorySegment slab = pp.get(ValueLayout.ADDRESS, 0).reinterpret(GATE_SLAB_WORDS * 8L);
+            slab.fill((byte) 0);
+            for (int i = 0; i < GATE_SLAB_WORDS; i++) {
+                GATES.add(slab.asSlice(i * 8L, 8));
+            }
+        } finally {
+            GateStream.pop();
+        }
     }
 
     private static synchronized void watch(GateStream s) {
@@ -148,7 +180,8 @@ public final class CudaGatedSubject implements Subject {
 
         GateStream(boolean event) {
             this.event = event;
-            this.queue = CudaWorkQueue.open(0);
+            CudaWorkQueue q = QUEUES.poll();
+            this.queue = q != null ? q : CudaWorkQueue.open(0);
             MemorySegment g = null;
             try (Arena a = Arena.ofConfined()) {
                 push();
@@ -157,10 +190,10 @@ public final class CudaGatedSubject implements Subject {
                     check(Cuda.cuDeviceGetAttribute(attr, Cuda.CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS(),
                             queue.device()), "cuDeviceGetAttribute(CAN_USE_64_BIT_STREAM_MEM_OPS)");
                     this.wide = attr.get(ValueLayout.JAVA_INT, 0) != 0;
-                    MemorySegment pp = a.allocate(ValueLayout.ADDRESS);
-                    check(Cuda.cuMemHostAlloc(pp, 8, Cuda.CU_MEMHOSTALLOC_DEVICEMAP() | Cuda.CU_MEMHOSTALLOC_PORTABLE()),
-                            "cuMemHostAlloc(8, DEVICEMAP | PORTABLE)");
-                    g = pp.get(ValueLayout.ADDRESS, 0).reinterpret(8);
+                    g = GATES.poll();
+                    if (g == null) {
+                        throw new IllegalStateException("all " + GATE_SLAB_WORDS + " gate words are in use");
+                    }
                     LONG.setVolatile(g, 0L, 0L);
                     MemorySegment pd = a.allocate(ValueLayout.JAVA_LONG);
                     check(Cuda.cuMemHostGetDevicePointer_v2(pd, g, 0), "cuMemHostGetDevicePointer_v2(gate)");
@@ -171,9 +204,9 @@ public final class CudaGatedSubject implements Subject {
                 }
             } catch (RuntimeException | Error e) {
                 if (g != null) {
-                    freeGate(g);
+                    GATES.add(g);
                 }
-                queue.close();
+                QUEUES.add(queue);
                 throw e;
             }
             watch(this);
@@ -186,15 +219,6 @@ public final class CudaGatedSubject implements Subject {
         private static void pop() {
             try (Arena a = Arena.ofConfined()) {
                 check(Cuda.cuCtxPopCurrent_v2(a.allocate(ValueLayout.ADDRESS)), "cuCtxPopCurrent_v2");
-            }
-        }
-
-        private void freeGate(MemorySegment g) {
-            push();
-            try {
-                Cuda.cuMemFreeHost(g);
-            } finally {
-                pop();
             }
         }
 
@@ -284,12 +308,10 @@ public final class CudaGatedSubject implements Subject {
             }
             LIVE.remove(this);
             open(wide ? Long.MAX_VALUE : Integer.MAX_VALUE); // every gated command passes
-            try {
-                queue.synchronize(); // nothing reads the gate any more
-                freeGate(gate);
-            } finally {
-                queue.close();
-            }
+            queue.synchronize(); // nothing reads the gate any more
+            LONG.setVolatile(gate, 0L, 0L);
+            GATES.add(gate);
+            QUEUES.add(queue); // the lane is reused: no module unload, stream destroy or context release here
         }
     }
 }
