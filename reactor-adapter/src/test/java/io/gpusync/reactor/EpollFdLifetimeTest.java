@@ -28,7 +28,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -64,40 +63,43 @@ class EpollFdLifetimeTest {
     void closingAnFdRightAfterCancellingItsWaitCannotDeregisterTheFileThatReusesItsNumber() throws Exception {
         Pipe pipe = Pipe.open();
         Disposable wait = engine.await(SyncFds.borrow(pipe.readFd()), SyncPoint.FOREVER).subscribe();
-        roundTripThroughTheLoop();
-        reuseTheNumberOnTheLoopOnceClosed(pipe, closeIt -> {
+        roundTripThroughTheLoop(); // the fd is in the epoll set
+        CountDownLatch closed = new CountDownLatch(1);
+        reuseTheNumberOnTheLoopOnceClosed(pipe.readFd(), closed, () -> {
             wait.dispose(); // the loop is busy: its deregistration is still queued when this returns
-            closeIt.run();
+            pipe.close();
+            closed.countDown();
         });
     }
 
     @Test
     void closingAnFdInDoOnErrorOfATimeoutCannotDeregisterTheFileThatReusesItsNumber() throws Exception {
         Pipe pipe = Pipe.open();
-        CountDownLatch subscribed = new CountDownLatch(1);
-        reuseTheNumberOnTheLoopOnceClosed(pipe, closeIt -> {
-            engine.await(SyncFds.borrow(pipe.readFd()), Duration.ofMillis(200))
-                    .doOnError(e -> closeIt.run()) // on the timer's thread, while the loop is busy
-                    .subscribe(v -> { }, e -> { });
-            subscribed.countDown();
-        });
+        CountDownLatch closed = new CountDownLatch(1);
+        engine.await(SyncFds.borrow(pipe.readFd()), Duration.ofMillis(300))
+                .doOnError(e -> { // on the timer's thread, while the loop is busy
+                    pipe.close();
+                    closed.countDown();
+                })
+                .subscribe(v -> { }, e -> { });
+        roundTripThroughTheLoop(); // the fd is in the epoll set
+        reuseTheNumberOnTheLoopOnceClosed(pipe.readFd(), closed, () -> { });
     }
 
     /**
-     * Keeps the loop busy while {@code endWaitThenClose} ends the wait on the pipe's read end and closes the
-     * pipe (through the runnable it is given); then, still on the loop and before anything queued behind it,
-     * opens an eventfd — which gets the freed number — registers it in the same epoll set and signals it: it
-     * must be reported.
+     * Keeps the loop busy until {@code closed} — {@code endWait} ends the wait on the fd {@code number}, and
+     * the fd is closed, meanwhile — then, still on the loop and before anything queued behind it (such as the
+     * wait's deregistration), opens an eventfd, which gets the freed number, registers it in the same epoll
+     * set (as the loop would an accepted socket) and signals it: it must be reported.
      */
-    private void reuseTheNumberOnTheLoopOnceClosed(Pipe pipe, Consumer<Runnable> endWaitThenClose) throws Exception {
-        int number = pipe.readFd();
-        CountDownLatch closed = new CountDownLatch(1);
+    private void reuseTheNumberOnTheLoopOnceClosed(int number, CountDownLatch closed, Runnable endWait)
+            throws Exception {
         CompletableFuture<EventFd> reused = new CompletableFuture<>();
         ReadableProbe probe = new ReadableProbe();
         loop.execute(() -> {
             try {
                 if (!closed.await(5, TimeUnit.SECONDS)) {
-                    throw new IllegalStateException("the pipe was not closed");
+                    throw new IllegalStateException("the fd was not closed");
                 }
                 EventFd unrelated = EventFd.create();
                 reused.complete(unrelated);
@@ -107,13 +109,10 @@ class EpollFdLifetimeTest {
                 probe.readable.completeExceptionally(t); // e.g. Netty's assertion: the number is still registered
             }
         });
-        endWaitThenClose.accept(() -> {
-            pipe.close();
-            closed.countDown();
-        });
+        endWait.run();
         EventFd unrelated = reused.get(5, TimeUnit.SECONDS);
         try {
-            assumeThat(unrelated.fd()).as("the eventfd reuses the pipe's number").isEqualTo(number);
+            assumeThat(unrelated.fd()).as("the eventfd reuses the closed fd's number").isEqualTo(number);
             probe.readable.get(2, TimeUnit.SECONDS);
         } finally {
             loop.submit(probe::cancel).get(5, TimeUnit.SECONDS);
