@@ -18,6 +18,19 @@ final class FdPoll {
     }
 
     /**
+     * The {@code poll} timeout for the time left: {@code -1} (infinite) only for a deadline that never
+     * passes; a finite wait beyond {@code poll}'s range ({@link Integer#MAX_VALUE} ms, ≈ 24.8 days) waits in
+     * slices of that length, never "forever".
+     */
+    static int sliceMillis(Deadline deadline) {
+        if (deadline.isForever()) {
+            return -1;
+        }
+        return (int) Timeouts.toMillisCeil(Duration.ofNanos(deadline.remainingNanos()), Integer.MAX_VALUE,
+                Integer.MAX_VALUE);
+    }
+
+    /**
      * Whether {@code fd} became readable within {@code timeout} (ZERO = probe, FOREVER = infinite).
      *
      * @throws io.gpusync.SyncException on a poll error, an invalid fd (POLLNVAL) or an error condition
@@ -26,10 +39,7 @@ final class FdPoll {
         Errno.Scratch s = Errno.scratch();
         Deadline deadline = Deadline.after(timeout);
         while (true) {
-            int ms = (int) Timeouts.toMillisCeil(Duration.ofNanos(deadline.remainingNanos()), Integer.MAX_VALUE, -1);
-            if (deadline.isForever()) {
-                ms = -1;
-            }
+            int ms = sliceMillis(deadline);
             pollfd.fd(s.pollfd, fd);
             pollfd.events(s.pollfd, POLLIN);
             pollfd.revents(s.pollfd, (short) 0);
@@ -45,7 +55,7 @@ final class FdPoll {
                 if (deadline.hasPassed()) {
                     return false;
                 }
-                continue; // woke early (ms rounding): wait out the rest
+                continue; // woke early (ms rounding) or one slice of a long wait ended: wait out the rest
             }
             short revents = pollfd.revents(s.pollfd);
             if ((revents & POLLNVAL) != 0) {

@@ -1,39 +1,44 @@
 package io.gpusync.reactor;
 
+import io.gpusync.BackendKind;
+import io.gpusync.ErrorKind;
+import io.gpusync.SyncBackendException;
+import io.gpusync.SyncCancelledException;
+import io.gpusync.SyncException;
 import io.gpusync.SyncWaiter;
 import io.gpusync.spi.ReadableFdWaiter;
-import io.netty.channel.IoEvent;
 import io.netty.channel.IoEventLoop;
 import io.netty.channel.IoEventLoopGroup;
-import io.netty.channel.IoRegistration;
-import io.netty.channel.epoll.EpollIoEvent;
-import io.netty.channel.epoll.EpollIoHandle;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollIoOps;
-import io.netty.channel.unix.FileDescriptor;
 import io.netty.util.concurrent.EventExecutor;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
+import java.util.StringJoiner;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * {@link WaitPath#EPOLL}: the fds of {@link ReadableFdWaiter}s are added to the epoll set of a Netty 4.2
  * {@link IoEventLoop} (the engine's own, or a Reactor Netty server's), so no thread waits. An fd always goes
- * to the same loop ({@code fd mod loops}), and all waits on one fd share one registration — Netty allows
- * one registration per fd per loop (a second silently steals the events). All bookkeeping happens on the
- * loop's thread; registrations and cancels from other threads are submitted to it as tasks.
+ * to the same loop ({@code fd mod loops}), and all waits on one fd on one loop — from every engine built on
+ * that loop — share one {@link FdWatch}: Netty allows one registration per fd per loop.
+ *
+ * <p>A wait ends when its fd is readable (completed), reports an error condition or hang-up without being
+ * readable (failed at once with a {@link ErrorKind#FATAL} {@link SyncException}: the waiter's own error if
+ * its probe has one), or when the loop shuts down ({@link SyncCancelledException}). Each watched fd costs one
+ * more fd while watched (the watch's own duplicate), so that a user may close a borrowed fd as soon as its
+ * wait has terminated — in {@code doOnError}, {@code doFinally} or after {@code cancel()} returns — without
+ * the deregistration ever touching an unrelated file that reuses the number.
+ *
+ * <p>Thread-safe: {@link #start} and {@link #release} may run on any thread and never block; the fd
+ * bookkeeping runs on the loop's thread (work from other threads is submitted to it as tasks).
  */
 final class EpollFdWatcher implements WaitStrategy {
-    private final IoEventLoop[] loops;
-    private final Map<IoEventLoop, Map<Integer, FdWatch>> watches = new HashMap<>();
+    private final LoopFdWatches[] loops;
 
-    private EpollFdWatcher(IoEventLoop[] loops) {
+    private EpollFdWatcher(LoopFdWatches[] loops) {
         this.loops = loops;
-        for (IoEventLoop loop : loops) {
-            watches.put(loop, new HashMap<>());
-        }
     }
 
     /** A watcher on the epoll loops of {@code group}, or {@code null} if the group does not run epoll. */
@@ -41,13 +46,13 @@ final class EpollFdWatcher implements WaitStrategy {
         if (!group.isIoType(EpollIoHandler.class)) {
             return null;
         }
-        List<IoEventLoop> loops = new ArrayList<>();
+        List<LoopFdWatches> loops = new ArrayList<>();
         for (EventExecutor e : group) {
             if (e instanceof IoEventLoop loop && loop.isCompatible(FdWatch.class)) {
-                loops.add(loop);
+                loops.add(LoopFdWatches.of(loop));
             }
         }
-        return loops.isEmpty() ? null : new EpollFdWatcher(loops.toArray(IoEventLoop[]::new));
+        return loops.isEmpty() ? null : new EpollFdWatcher(loops.toArray(LoopFdWatches[]::new));
     }
 
     @Override
@@ -63,56 +68,71 @@ final class EpollFdWatcher implements WaitStrategy {
     @Override
     public void start(PendingWait wait) {
         ReadableFdWaiter.FdLease lease = ((ReadableFdWaiter) wait.waiter).leaseReadableFd();
-        int fd = lease.fd();
-        IoEventLoop loop = loops[Math.floorMod(fd, loops.length)];
-        Member member = new Member(wait, lease, loop);
+        Member member = new Member(wait, lease, loops[Math.floorMod(lease.fd(), loops.length)]);
         wait.registration = member;
-        loop.execute(() -> member.join(watches.get(loop)));
+        try {
+            member.watches.execute(member::join);
+        } catch (RejectedExecutionException loopGone) {
+            lease.close();
+            wait.failed(new SyncCancelledException("the event loop for fd " + lease.fd() + " has shut down; "
+                    + wait.waiter + " cannot be watched"));
+        }
     }
 
     @Override
     public void release(PendingWait wait) {
         if (wait.registration instanceof Member member) {
-            if (member.loop.inEventLoop()) {
-                member.leave();
-            } else {
-                member.loop.execute(member::leave);
-            }
+            member.leave();
         }
     }
 
-    /** One wait's membership of an fd watch; touched only on its loop. */
-    private static final class Member {
+    /** One wait's membership of an fd watch. */
+    private static final class Member implements FdWatch.Listener {
         final PendingWait wait;
         final ReadableFdWaiter.FdLease lease;
-        final IoEventLoop loop;
-        FdWatch watch;
-        boolean left;
+        final LoopFdWatches watches;
+        /** Loop thread only. */
+        private FdWatch watch;
+        /** Loop thread only. */
+        private boolean left;
 
-        Member(PendingWait wait, ReadableFdWaiter.FdLease lease, IoEventLoop loop) {
+        Member(PendingWait wait, ReadableFdWaiter.FdLease lease, LoopFdWatches watches) {
             this.wait = wait;
             this.lease = lease;
-            this.loop = loop;
+            this.watches = watches;
         }
 
-        void join(Map<Integer, FdWatch> byFd) {
-            if (left || wait.isDone()) {
-                leave();
+        /** On the loop. */
+        void join() {
+            if (left) {
                 return;
             }
-            watch = byFd.get(lease.fd());
-            boolean fresh = watch == null;
-            if (fresh) {
-                watch = new FdWatch(lease.fd(), loop, byFd);
-                byFd.put(lease.fd(), watch);
+            if (wait.isDone()) {
+                leaveOnLoop();
+                return;
             }
-            watch.add(this);
-            if (fresh) {
-                watch.register();
+            try {
+                watch = watches.join(lease.fd(), this);
+            } catch (Throwable t) {
+                leaveOnLoop();
+                wait.failed(t);
             }
         }
 
+        /** Any thread. */
         void leave() {
+            if (watches.inEventLoop()) {
+                leaveOnLoop();
+                return;
+            }
+            try {
+                watches.execute(this::leaveOnLoop);
+            } catch (RejectedExecutionException loopGone) {
+                lease.close(); // the loop has closed its watches; only our hold on the waiter is left
+            }
+        }
+
+        private void leaveOnLoop() {
             if (left) {
                 return;
             }
@@ -122,97 +142,55 @@ final class EpollFdWatcher implements WaitStrategy {
             }
             lease.close();
         }
-    }
 
-    /** The epoll registration of one fd on one loop, shared by every wait on that fd. */
-    private static final class FdWatch implements EpollIoHandle {
-        private final int fd;
-        private final FileDescriptor descriptor;
-        private final IoEventLoop loop;
-        private final Map<Integer, FdWatch> byFd;
-        private final List<Member> members = new ArrayList<>(1);
-        private IoRegistration registration;
-        private boolean closed;
-
-        FdWatch(int fd, IoEventLoop loop, Map<Integer, FdWatch> byFd) {
-            this.fd = fd;
-            this.descriptor = new FileDescriptor(fd); // never closed through Netty: the waiter owns the fd
-            this.loop = loop;
-            this.byFd = byFd;
-        }
-
-        void register() {
-            loop.register(this).addListener(f -> {
-                if (!f.isSuccess()) {
-                    fail(f.cause());
-                    return;
-                }
-                IoRegistration r = (IoRegistration) f.getNow();
-                if (closed) {
-                    r.cancel();
-                } else {
-                    registration = r;
-                    r.submit(EpollIoOps.EPOLLIN);
-                }
-            });
-        }
-
-        void add(Member m) {
-            members.add(m);
-        }
-
-        void remove(Member m) {
-            members.remove(m);
-            if (members.isEmpty()) {
-                close();
-            }
-        }
-
-        private void fail(Throwable cause) {
-            for (Member m : List.copyOf(members)) {
-                m.wait.failed(cause);
-            }
-            close();
+        @Override
+        public void readable() {
+            wait.signalled();
         }
 
         @Override
-        public FileDescriptor fd() {
-            return descriptor;
-        }
-
-        @Override
-        public void handle(IoRegistration reg, IoEvent event) {
-            if (closed || !(event instanceof EpollIoEvent e)) {
-                return; // may still run once after a cancel
-            }
-            EpollIoOps ops = e.ops();
-            if (ops.contains(EpollIoOps.EPOLLIN)) {
-                for (Member m : List.copyOf(members)) {
-                    m.wait.signalled(); // readable = signalled
-                }
-            } else if (ops.contains(EpollIoOps.EPOLLERR)) {
-                for (Member m : List.copyOf(members)) {
-                    try { // let the waiter say what the error condition means
-                        if (m.wait.waiter.isSignaled()) {
-                            m.wait.signalled();
-                        }
-                    } catch (Throwable t) {
-                        m.wait.failed(t);
-                    }
-                }
-            }
-        }
-
-        @Override
-        public void close() {
-            if (closed) {
+        public void errorCondition(int events) {
+            boolean signalled;
+            try { // the waiter's own probe may know better, and says it in its own words
+                signalled = wait.waiter.isSignaled();
+            } catch (Throwable t) {
+                wait.failed(t);
                 return;
             }
-            closed = true;
-            byFd.remove(fd, this);
-            if (registration != null) {
-                registration.cancel();
+            if (signalled) {
+                wait.signalled();
+                return;
             }
+            BackendKind backend = wait.waiter.backend() != null ? wait.waiter.backend() : BackendKind.LINUX;
+            wait.failed(new SyncBackendException(ErrorKind.FATAL, backend, events, names(events),
+                    "fd " + lease.fd() + " hung up or reported an error condition without becoming readable: "
+                            + wait.waiter + " can never be signalled"));
+        }
+
+        @Override
+        public void registrationFailed(Throwable cause) {
+            wait.failed(new SyncException(ErrorKind.CONFIGURATION, BackendKind.LINUX,
+                    "fd " + lease.fd() + " cannot be added to an epoll set (" + cause + ")", cause));
+        }
+
+        @Override
+        public void loopClosed() {
+            wait.failed(new SyncCancelledException("the event loop watching fd " + lease.fd()
+                    + " shut down while waiting on " + wait.waiter));
+        }
+
+        private static String names(int events) {
+            StringJoiner names = new StringJoiner("|");
+            if ((events & EpollIoOps.EPOLLERR.value()) != 0) {
+                names.add("EPOLLERR");
+            }
+            if ((events & FdWatch.EPOLLHUP) != 0) {
+                names.add("EPOLLHUP");
+            }
+            if ((events & EpollIoOps.EPOLLRDHUP.value()) != 0) {
+                names.add("EPOLLRDHUP");
+            }
+            return names.toString();
         }
     }
 }
