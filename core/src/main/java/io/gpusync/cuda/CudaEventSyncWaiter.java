@@ -51,6 +51,7 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
     private final int device;
     private final NativeAnchor.Claim claim;
     private final ProducerLifetime lifetime; // null: no owned producer behind the event
+    private final EventWakeup wakeup;        // the event's one outstanding host function, shared by every wait
 
     CudaEventSyncWaiter(MemorySegment event, MemorySegment context, int device, NativeAnchor anchor) {
         this(event, context, device, anchor, null);
@@ -63,6 +64,7 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
         this.device = device;
         this.claim = anchor.claim(this);
         this.lifetime = lifetime;
+        this.wakeup = new EventWakeup(this.event, this.context, lifetime);
     }
 
     /** The release action of an owned event; captures handles only, never the waiter. */
@@ -145,16 +147,10 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
                 @Override
                 public SpinThenPark.Armed arm(Thread thread) {
                     SpinThenPark.ParkingSlot slot = new SpinThenPark.ParkingSlot(thread);
-                    long key = HostFunctions.register(context, lifetime, slot);
-                    slot.key(key);
                     try {
-                        HostFunctions.armAfterEvent(context, event, key);
-                        if (lifetime != null && lifetime.ended() && HostFunctions.cancel(key)) {
-                            slot.fail(lifetime.cancelled()); // closed while arming: failOwner missed the key
-                        }
+                        slot.withdrawal(wakeup.add(slot));
                         return slot;
                     } catch (SyncException e) {
-                        HostFunctions.cancel(key);
                         if (e.kind() == io.gpusync.ErrorKind.FATAL) {
                             throw e;
                         }
@@ -178,20 +174,10 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
                 return CallbackRegistration.DONE;
             }
             ListenerSlot slot = new ListenerSlot(listener, claim);
-            long key = HostFunctions.register(context, lifetime, slot);
-            try {
-                HostFunctions.armAfterEvent(context, event, key);
-            } catch (RuntimeException e) {
-                HostFunctions.cancel(key);
-                throw e;
-            }
-            handedOver = true;
-            if (lifetime != null && lifetime.ended() && HostFunctions.cancel(key)) {
-                slot.fail(lifetime.cancelled()); // closed while arming: failOwner missed the key
-                return CallbackRegistration.DONE;
-            }
+            EventWakeup.Withdrawal withdrawal = wakeup.add(slot);
+            handedOver = true; // from here the slot owns the hold: firing, failing or withdrawing it exits
             return () -> {
-                if (HostFunctions.cancel(key)) {
+                if (withdrawal.withdraw()) {
                     claim.exit();
                 }
             };
@@ -251,7 +237,7 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
     }
 
     /** A listener registration: the host function hands the completion to the listener and drops the hold. */
-    private static final class ListenerSlot implements HostFunctions.Slot {
+    private static final class ListenerSlot implements EventWakeup.Waker {
         private final SignalListener listener;
         private final NativeAnchor.Claim claim;
 

@@ -146,19 +146,19 @@ final class SpinThenPark {
         return new SyncTimeoutException(backend, what.get() + " not signalled within " + Timeouts.describe(timeout));
     }
 
-    /** An {@link Armed} that a host function completes by unparking one thread. */
-    static final class ParkingSlot implements HostFunctions.Slot, Armed {
+    /** An {@link Armed} that the event's shared host function ({@link EventWakeup}) completes by unparking one thread. */
+    static final class ParkingSlot implements EventWakeup.Waker, Armed {
         private final Thread thread;
         private volatile boolean fired;
         private volatile SyncException failure;
-        private volatile long key;
+        private volatile EventWakeup.Withdrawal withdrawal;
 
         ParkingSlot(Thread thread) {
             this.thread = thread;
         }
 
-        void key(long key) {
-            this.key = key;
+        void withdrawal(EventWakeup.Withdrawal w) {
+            this.withdrawal = w;
         }
 
         @Override
@@ -185,9 +185,9 @@ final class SpinThenPark {
 
         @Override
         public void cancel() {
-            long k = key;
-            if (k != 0) {
-                HostFunctions.cancel(k);
+            EventWakeup.Withdrawal w = withdrawal;
+            if (w != null) {
+                w.withdraw();
             }
         }
     }
