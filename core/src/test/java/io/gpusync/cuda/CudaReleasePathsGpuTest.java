@@ -116,6 +116,46 @@ class CudaReleasePathsGpuTest {
         }
     }
 
+    @Test
+    void slicedAwaitsOnAGatedEventKeepOneHostFunctionOutstandingAndStillComplete() throws Exception {
+        assumeCuda();
+        MemorySegment ctx = primaryContext();
+        push(ctx);
+        MemorySegment gate = mappedWord();
+        MemorySegment gated = stream();
+        try {
+            long gateDevice;
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment p = arena.allocate(ValueLayout.JAVA_LONG);
+                check(Cuda.cuMemHostGetDevicePointer_v2(p, gate, 0), "cuMemHostGetDevicePointer");
+                gateDevice = p.get(ValueLayout.JAVA_LONG, 0);
+            }
+            check(Cuda.cuStreamWaitValue64_v2(gated, gateDevice, 1, Cuda.CU_STREAM_WAIT_VALUE_GEQ()),
+                    "cuStreamWaitValue64_v2(gate)");
+            SyncPoint.CudaEvent event = CudaEvents.record(gated, ctx);
+            int before = HostFunctions.pending();
+            for (int i = 0; i < 300; i++) { // the seed's waiter thread: short native waits, over and over
+                try {
+                    event.await(Duration.ofMillis(1));
+                } catch (io.gpusync.SyncTimeoutException expected) {
+                    // the gate is closed
+                }
+            }
+            assertThat(HostFunctions.pending() - before).as("host functions outstanding for one gated event")
+                    .isLessThanOrEqualTo(1);
+            CompletableFuture<Void> waiting = CompletableFuture.runAsync(() -> event.await(Duration.ofSeconds(10)));
+            Thread.sleep(20);
+            gate.set(ValueLayout.JAVA_LONG, 0, 1L);
+            waiting.get(10, TimeUnit.SECONDS);
+            event.waiter().close();
+        } finally {
+            gate.set(ValueLayout.JAVA_LONG, 0, 1L);
+            sync(gated);
+            check(Cuda.cuStreamDestroy_v2(gated), "cuStreamDestroy");
+            pop();
+        }
+    }
+
     /** One create / advance / record / register / release cycle of every path measured below, not timed. */
     private static void warmUpReleasePaths(MemorySegment ctx, MemorySegment s) throws Exception {
         for (int i = 0; i < 20; i++) {
