@@ -322,10 +322,13 @@ final class Report {
         b.append("\n");
     }
 
+    /** Hand-written notes and sections measured elsewhere (each says its own run, machine and command). */
     private void handNotes() throws IOException {
-        Path notes = o.out.resolve("results").resolve("notes.md");
-        if (Files.exists(notes)) {
-            b.append(Files.readString(notes)).append("\n\n");
+        for (String name : List.of("notes.md", "cuda-harness-h200.md")) {
+            Path notes = o.out.resolve("results").resolve(name);
+            if (Files.exists(notes)) {
+                b.append(Files.readString(notes)).append("\n\n");
+            }
         }
     }
 
