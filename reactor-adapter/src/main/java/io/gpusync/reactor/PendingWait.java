@@ -150,9 +150,12 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
         }
     }
 
+    /** A {@code Mono<Void>} emits no value: demand changes nothing, but a non-positive one fails (§3.9). */
     @Override
     public void request(long n) {
-        // a Mono<Void> emits no value: demand changes nothing
+        if (n <= 0) {
+            terminate(reactor.core.Exceptions.nullOrNegativeRequestException(n), true);
+        }
     }
 
     @Override

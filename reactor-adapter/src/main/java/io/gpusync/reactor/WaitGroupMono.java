@@ -128,9 +128,13 @@ final class WaitGroupMono extends Mono<Void> {
             }
         }
 
+        /** A {@code Mono<Void>} emits no value: demand changes nothing, but a non-positive one fails (§3.9). */
         @Override
         public void request(long n) {
-            // a Mono<Void> emits no value: demand changes nothing
+            if (n <= 0 && claim()) {
+                cancelMembers();
+                actual.onError(reactor.core.Exceptions.nullOrNegativeRequestException(n));
+            }
         }
 
         @Override

@@ -269,6 +269,29 @@ class TerminationProtocolTest {
         }
     }
 
+    @Test
+    void aNonPositiveRequestFailsTheWaitAndFreesIt() {
+        CpuTimeline timeline = new CpuTimeline();
+        for (Mono<Void> wait : List.of(GpuSync.await(timeline.at(1), SyncPoint.FOREVER),
+                GpuSync.awaitAll(List.of(timeline.at(1), timeline.at(2)), SyncPoint.FOREVER),
+                GpuSync.awaitAny(List.of(timeline.at(1), timeline.at(2)), SyncPoint.FOREVER))) {
+            java.util.concurrent.CompletableFuture<Throwable> error = new java.util.concurrent.CompletableFuture<>();
+            wait.subscribe(new reactor.core.publisher.BaseSubscriber<Void>() {
+                @Override
+                protected void hookOnSubscribe(org.reactivestreams.Subscription s) {
+                    s.request(0);
+                }
+
+                @Override
+                protected void hookOnError(Throwable e) {
+                    error.complete(e);
+                }
+            });
+            assertThat(error).as(wait.toString()).succeedsWithin(Duration.ofSeconds(5)).isInstanceOf(IllegalArgumentException.class);
+        }
+        assertThat(timeline.pendingWaits()).isZero();
+    }
+
     private static void awaitTrue(java.util.function.BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
         while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
