@@ -61,6 +61,12 @@ class EngineBlockHoundTest {
         }).subscribeOn(Schedulers.parallel()).block(Duration.ofSeconds(5));
         assertThat(BLOCKING_CALLS).singleElement().asString().contains("sleep");
         BLOCKING_CALLS.clear();
+        ThreadPoolExecutor executor = new ThreadPoolExecutor(0, 1, 1, TimeUnit.SECONDS,
+                new java.util.concurrent.SynchronousQueue<>());
+        Mono.fromCallable(executor::toString).subscribeOn(Schedulers.parallel()).block(Duration.ofSeconds(5));
+        executor.shutdown();
+        assertThat(BLOCKING_CALLS).singleElement().asString().contains("toString");
+        BLOCKING_CALLS.clear();
     }
 
     @Test
@@ -111,6 +117,12 @@ class EngineBlockHoundTest {
             waits.add(on.apply(engine.await(timeline.at(1), Duration.ofMillis(1)).onErrorComplete())); // a timeout
             StepVerifier.create(Flux.merge(waits).then())
                     .then(() -> {
+                        // every wait started (subscribeOn is asynchronous), then the points are signalled
+                        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+                        while (engine.pendingWaits() < waiters.size() + 4 && System.nanoTime() < deadline) {
+                            Thread.onSpinWait();
+                        }
+                        assertThat(engine.pendingWaits()).isGreaterThanOrEqualTo(waiters.size() + 4);
                         timeline.signal(1);
                         fd.signal();
                     })
