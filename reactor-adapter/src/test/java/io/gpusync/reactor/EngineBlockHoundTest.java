@@ -9,6 +9,7 @@ import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.util.concurrent.EventExecutor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import reactor.blockhound.BlockHound;
 import reactor.core.publisher.Flux;
@@ -43,6 +44,11 @@ class EngineBlockHoundTest {
         BlockHound.install(builder -> builder
                 .markAsBlocking(ThreadPoolExecutor.class, "toString", "()Ljava/lang/String;")
                 .blockingMethodCallback(m -> BLOCKING_CALLS.add(m + " on " + Thread.currentThread().getName())));
+    }
+
+    @BeforeEach
+    void noneYet() {
+        BLOCKING_CALLS.clear();
     }
 
     @AfterEach
