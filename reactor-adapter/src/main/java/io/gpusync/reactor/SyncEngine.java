@@ -33,8 +33,11 @@ import java.util.function.Supplier;
 /**
  * Turns {@link SyncPoint}s into {@code Mono<Void>} waits without a thread per wait.
  *
- * <p>Every wait first probes its point once (an already-signalled point costs no registration), then goes the
- * cheapest {@link WaitPath} its waiter allows (see {@link io.gpusync.spi}): spin-then-callback (cheap probes
+ * <p>Every wait first probes its point once on the subscribing thread (an already-signalled point costs no
+ * registration) — except a {@link io.gpusync.spi.BlockingWaiter} that is not a {@link CheapProbe} (an EGL/GL
+ * sync binds a context to probe), whose first probe runs on the waiter pool, so that subscribing from an event
+ * loop or a Reactor {@code parallel} thread never blocks it — then goes the cheapest {@link WaitPath} its
+ * waiter allows (see {@link io.gpusync.spi}): spin-then-callback (cheap probes
  * spun on for the spin budget, then a callback), callback (no thread), epoll (an fd on a Netty event loop),
  * wait set (one thread per device), blocking (a pool thread in native-wait slices), probe (shared poller
  * threads). {@link #pathFor} tells which.
@@ -47,15 +50,25 @@ import java.util.function.Supplier;
  * {@code timeout}, the losers of {@link #awaitAny}) deregisters the wait and frees what it held at once; no
  * signal is delivered after a cancel.
  *
+ * <p><b>Termination.</b> Each wait terminates exactly once and always: whatever a subscriber, a release of
+ * native resources, the {@code deliverOn} scheduler or the user's event loops throw, the outcome is delivered.
+ * The wait's native registration (callback, fd watch, wait-set membership) is released before the
+ * subscriber is signalled, so the subscriber may close the primitive in {@code doOnError}/{@code doFinally}.
+ * An exception thrown by a subscriber's {@code onComplete}/{@code onError} goes to
+ * {@link Operators#onErrorDropped} — never into the engine's threads, an event loop, a driver's thread or the
+ * thread that signalled — and harms no other wait.
+ *
  * <p><b>Threads.</b> {@code onComplete}/{@code onError} run where {@link WaitPath} documents, or on the
- * builder's {@code deliverOn} scheduler; never on a driver-owned callback thread. Timeouts run on the
+ * builder's {@code deliverOn} scheduler (in place if that scheduler rejects the task); never on a
+ * driver-owned callback thread (unless every other thread refuses the hand-off: see {@link WaitPath#CALLBACK}). Timeouts run on the
  * {@code timer} scheduler ({@link Schedulers#parallel()} by default, looked up per wait, so
  * {@code StepVerifier.withVirtualTime} drives them). Every thread the engine starts is a named platform
  * daemon thread ({@code gpusync-<name>-…}), created on first need.
  *
- * <p><b>Disposal.</b> {@link #dispose()} terminates every pending wait with {@link SyncCancelledException},
- * stops the engine's threads and, if the engine created it, its event loop group; later subscriptions fail
- * the same way. The shared {@link GpuSync#defaultEngine()} ignores {@code dispose()}.
+ * <p><b>Disposal.</b> {@link #dispose()}, from any thread (the engine's own included), terminates every
+ * pending wait with {@link SyncCancelledException}, stops the engine's threads and, if the engine created it,
+ * its event loop group; later subscriptions fail the same way. The shared {@link GpuSync#defaultEngine()}
+ * ignores {@code dispose()}.
  *
  * <p>Thread-safe.
  */
@@ -454,7 +467,11 @@ public final class SyncEngine implements Disposable {
             return this;
         }
 
-        /** Delivers {@code onComplete}/{@code onError} on this scheduler instead of the engine thread that saw it. */
+        /**
+         * Delivers {@code onComplete}/{@code onError} on this scheduler instead of the engine thread that saw it.
+         * If the scheduler rejects a delivery (a bounded one that is full, a disposed one), that wait is
+         * delivered in place instead: never lost.
+         */
         public Builder deliverOn(Scheduler scheduler) {
             this.deliverOn = Objects.requireNonNull(scheduler, "scheduler");
             return this;
