@@ -210,24 +210,27 @@ public final class SyncEngine implements Disposable {
         // waiter whose probe is not declared cheap (an EGL/GL sync binds a context to probe): the subscribing
         // thread may be an event loop or a Reactor parallel thread; the waiter pool makes the first probe.
         if (probesAtSubscription(waiter, strategy)) {
-            Throwable immediate;
+            boolean signalled;
+            Throwable error = null;
             try {
-                immediate = waiter.isSignaled() ? null : timeout.isZero()
-                        ? new SyncTimeoutException(waiter.backend(), waiter + " not signalled (probe)")
-                        : PendingWait.CANCELLED;
+                signalled = waiter.isSignaled();
+                if (!signalled && timeout.isZero()) {
+                    error = new SyncTimeoutException(waiter.backend(), waiter + " not signalled (probe)");
+                }
             } catch (Throwable e) {
-                immediate = e;
+                signalled = false;
+                error = e;
             }
-            if (immediate != PendingWait.CANCELLED) {
-                if (immediate == null) {
+            if (signalled || error != null) { // answered at once: no wait to register
+                if (signalled) {
                     metrics.completed(WaitPath.IMMEDIATE, 0);
-                } else if (immediate instanceof SyncTimeoutException) {
+                } else if (error instanceof SyncTimeoutException) {
                     metrics.timedOut(WaitPath.IMMEDIATE);
                 } else {
-                    metrics.failed(WaitPath.IMMEDIATE, immediate);
+                    metrics.failed(WaitPath.IMMEDIATE, error);
                 }
                 actual.onSubscribe(Operators.emptySubscription());
-                signal(actual, immediate);
+                signal(actual, error);
                 return;
             }
         }
