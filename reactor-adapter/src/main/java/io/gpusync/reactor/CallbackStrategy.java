@@ -5,14 +5,17 @@ import io.gpusync.SyncWaiter;
 import io.gpusync.spi.CallbackRegistration;
 import io.gpusync.spi.SignalCallbackWaiter;
 import io.gpusync.spi.SignalListener;
+import reactor.core.scheduler.Schedulers;
 
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 
 /**
  * {@link WaitPath#CALLBACK}: registers a listener with the waiter's API and lets no thread wait. Completions
  * that arrive on a driver-owned thread are handed to an engine event loop first, so user code never runs
- * there; completions from the signalling thread of a host timeline are delivered in place.
+ * there; completions from the signalling thread of a host timeline are delivered in place. If the loops
+ * refuse the hand-off (a user's group that has been shut down), the completion goes to
+ * {@link Schedulers#boundedElastic()} instead, and only if that refuses too is it delivered on the driver's
+ * thread: a completion is never dropped.
  */
 final class CallbackStrategy implements WaitStrategy {
     private final Executor handoff;
@@ -36,20 +39,10 @@ final class CallbackStrategy implements WaitStrategy {
         SignalCallbackWaiter waiter = (SignalCallbackWaiter) wait.waiter;
         SignalListener listener = waiter.callsBackOnDriverThread() ? new HandOff(wait, handoff) : wait;
         CallbackRegistration registration = waiter.onSignal(listener);
-        wait.registration = registration;
-        if (wait.isDone()) {
-            registration.cancel(); // terminated while registering: release() found nothing to cancel yet
-        }
+        wait.attach(registration::cancel); // released at once if the wait terminated while registering
     }
 
-    @Override
-    public void release(PendingWait wait) {
-        if (wait.registration instanceof CallbackRegistration registration) {
-            registration.cancel();
-        }
-    }
-
-    /** Runs on the driver's thread: only hands the outcome over to an engine thread. */
+    /** Runs on the driver's thread: only hands the outcome over to another thread. */
     private record HandOff(PendingWait pending, Executor handoff) implements SignalListener {
         @Override
         public void signalled() {
@@ -62,10 +55,19 @@ final class CallbackStrategy implements WaitStrategy {
         }
 
         private void submit(Runnable task) {
+            if (pending.isDone()) {
+                return; // cancelled, timed out or disposed meanwhile: nothing to hand over
+            }
             try {
                 handoff.execute(task);
-            } catch (RejectedExecutionException shuttingDown) {
-                // the engine is being disposed: dispose terminates this wait with SyncCancelledException
+                return;
+            } catch (RuntimeException refused) {
+                // the loops are shutting down (a user's group, or the engine's during dispose)
+            }
+            try {
+                Schedulers.boundedElastic().schedule(task);
+            } catch (RuntimeException refusedToo) {
+                task.run(); // last resort: late on the driver's thread beats never
             }
         }
     }

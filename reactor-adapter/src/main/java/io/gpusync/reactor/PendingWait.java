@@ -16,16 +16,33 @@ import java.time.Duration;
 
 /**
  * One subscription to an engine wait: the {@link Subscription} handed to the subscriber, the target of the
- * timeout timer, and the {@link SignalListener} of callback waits. It terminates exactly once — signalled,
- * failed, timed out, cancelled or disposed — and the termination frees the strategy's registration and the
- * timer before the subscriber hears of it.
+ * timeout timer, and the {@link SignalListener} of callback waits.
+ *
+ * <p><b>The termination protocol.</b> Whoever terminates the wait — the point signalled, the waiter failed,
+ * the timer, a cancel, the engine's dispose — claims the one termination with a CAS; every later attempt does
+ * nothing. The winner then, in this order: disposes the timer; releases the strategy's {@link Registration}
+ * (native deregistration first, so that a subscriber may close the primitive when it hears of the outcome);
+ * and hands the outcome to the {@link OutcomeSink} exactly once. Nothing thrown on the way — by a release,
+ * the timer, the sink — loses the outcome: each step is guarded, and a failure of a release is reported
+ * (never rethrown into the thread that terminated the wait: a driver thread, an event loop, a signaller).
  */
 final class PendingWait implements Subscription, Runnable, SignalListener {
+    /** The outcome of a cancelled wait: nothing is signalled. */
+    static final Throwable CANCELLED = new SyncCancelledException("cancelled by the subscriber");
+
+    private static final System.Logger LOG = System.getLogger(PendingWait.class.getName());
     private static final VarHandle STATE;
+    private static final VarHandle HELD;
+    private static final VarHandle REPORTED;
+    /** {@link #held} once the wait has terminated: a registration attached later is released at once. */
+    private static final Registration RELEASED = () -> { };
 
     static {
         try {
-            STATE = MethodHandles.lookup().findVarHandle(PendingWait.class, "state", int.class);
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            STATE = l.findVarHandle(PendingWait.class, "state", int.class);
+            HELD = l.findVarHandle(PendingWait.class, "held", Registration.class);
+            REPORTED = l.findVarHandle(PendingWait.class, "reported", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -34,25 +51,32 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
     private static final int ACTIVE = 0;
     private static final int DONE = 1;
 
-    final SyncEngine engine;
+    final OutcomeSink sink;
     final SyncWaiter waiter;
     final Duration timeout;
     final CoreSubscriber<? super Void> actual;
     final long startNanos;
-    /** Set before the wait is started; a strategy may hand the wait to another one before it registers. */
+    /** The strategy now serving the wait (for its path); a strategy may hand the wait to another one. */
     volatile WaitStrategy strategy;
     /** Spin-then-callback: after this long on the pollers, {@link #handOverTo} takes the wait over. */
     long handOverAfterNanos;
     WaitStrategy handOverTo;
-    /** The strategy's registration (a callback registration, an fd watch, a wait-set server). */
+    /**
+     * Legacy slot for strategies that free their registration in {@link WaitStrategy#release(PendingWait)}
+     * (the epoll watcher) rather than through {@link #attach}.
+     */
     volatile Object registration;
+    @SuppressWarnings("unused") // through HELD
+    private volatile Registration held;
     private volatile Disposable timer;
     @SuppressWarnings("unused") // through STATE
     private volatile int state;
+    @SuppressWarnings("unused") // through REPORTED
+    private volatile boolean reported;
 
-    PendingWait(SyncEngine engine, SyncWaiter waiter, Duration timeout, CoreSubscriber<? super Void> actual,
+    PendingWait(OutcomeSink sink, SyncWaiter waiter, Duration timeout, CoreSubscriber<? super Void> actual,
                 WaitStrategy strategy) {
-        this.engine = engine;
+        this.sink = sink;
         this.waiter = waiter;
         this.timeout = timeout;
         this.actual = actual;
@@ -68,6 +92,25 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
         return strategy.path();
     }
 
+    /**
+     * Hands this wait the strategy's registration (replacing an earlier one of a strategy that passed the wait
+     * on). If the wait has already terminated, {@code r} is released at once, here.
+     *
+     * @return whether the registration is now held (otherwise it has been released)
+     */
+    boolean attach(Registration r) {
+        while (true) {
+            Registration current = held;
+            if (current == RELEASED) {
+                releaseQuietly(r);
+                return false;
+            }
+            if (HELD.compareAndSet(this, current, r)) {
+                return true;
+            }
+        }
+    }
+
     void setTimer(Disposable t) {
         timer = t;
         if (isDone()) {
@@ -75,75 +118,97 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
         }
     }
 
-    /**
-     * Claims the one termination and frees the registration; the caller delivers the outcome, then calls
-     * {@link #disposeTimer()} (after delivery: a timer that fires in between finds the wait terminated).
-     */
-    private boolean terminate() {
-        if (!STATE.compareAndSet(this, ACTIVE, DONE)) {
-            return false;
-        }
-        engine.forget(this);
-        strategy.release(this);
-        return true;
-    }
-
-    private void disposeTimer() {
-        Disposable t = timer;
-        if (t != null) {
-            t.dispose();
-        }
-    }
-
     /** The point was signalled. */
     @Override
     public void signalled() {
-        if (terminate()) {
-            engine.deliverComplete(this);
-            disposeTimer();
-        }
+        terminate(null, true);
     }
 
     /** The waiter failed (its error propagates unchanged). */
     void failed(Throwable error) {
-        if (terminate()) {
-            engine.deliverError(this, error);
-            disposeTimer();
-        }
+        terminate(error, true);
     }
 
     @Override
     public void failed(SyncException error) {
-        failed((Throwable) error);
+        terminate(error, true);
     }
 
-    /** The timeout timer fired. */
+    /** The timeout timer fired (on the timer's thread: the timer is not disposed from within itself). */
     @Override
     public void run() {
-        if (terminate()) {
-            engine.deliverError(this, new SyncTimeoutException(waiter.backend(),
-                    waiter + " not signalled within " + Timeouts.describe(timeout)));
+        if (!isDone()) {
+            terminate(new SyncTimeoutException(waiter.backend(),
+                    waiter + " not signalled within " + Timeouts.describe(timeout)), false);
         }
     }
 
     /** The engine is being disposed. */
     void engineDisposed() {
-        if (terminate()) {
-            engine.deliverError(this, new SyncCancelledException("the engine was disposed while waiting on " + waiter));
-            disposeTimer();
+        if (!isDone()) {
+            terminate(new SyncCancelledException("the engine was disposed while waiting on " + waiter), true);
+        }
+    }
+
+    /** A {@code Mono<Void>} emits no value: demand changes nothing, but a non-positive one fails (§3.9). */
+    @Override
+    public void request(long n) {
+        if (n <= 0) {
+            terminate(reactor.core.Exceptions.nullOrNegativeRequestException(n), true);
         }
     }
 
     @Override
-    public void request(long n) {
-        // a Mono<Void> emits no value: demand changes nothing
+    public void cancel() {
+        terminate(CANCELLED, true);
     }
 
-    @Override
-    public void cancel() {
-        if (terminate()) {
-            disposeTimer();
-            engine.metrics.cancelled(path());
+    /** The one termination: claim, dispose the timer, release, then report — see the class comment. */
+    private void terminate(Throwable outcome, boolean disposeTimer) {
+        if (!STATE.compareAndSet(this, ACTIVE, DONE)) {
+            return;
+        }
+        if (disposeTimer) {
+            Disposable t = timer;
+            if (t != null) {
+                try {
+                    t.dispose();
+                } catch (Throwable e) {
+                    LOG.log(System.Logger.Level.WARNING, "disposing the timer of " + this + " failed", e);
+                }
+            }
+        }
+        WaitStrategy s = strategy;
+        try {
+            s.release(this); // legacy: a strategy that keeps its registration in #registration
+        } catch (Throwable e) {
+            LOG.log(System.Logger.Level.WARNING, "releasing " + this + " failed; its outcome is delivered", e);
+        }
+        Registration r = (Registration) HELD.getAndSet(this, RELEASED);
+        Runnable report = () -> report(outcome);
+        if (r == null) {
+            report.run();
+            return;
+        }
+        try {
+            r.release(report);
+        } catch (Throwable e) {
+            LOG.log(System.Logger.Level.WARNING, "releasing " + this + " failed; its outcome is delivered", e);
+            report.run();
+        }
+    }
+
+    private void report(Throwable outcome) {
+        if (REPORTED.compareAndSet(this, false, true)) {
+            sink.terminated(this, outcome);
+        }
+    }
+
+    private void releaseQuietly(Registration r) {
+        try {
+            r.release();
+        } catch (Throwable e) {
+            LOG.log(System.Logger.Level.WARNING, "releasing a registration of " + this + " failed", e);
         }
     }
 

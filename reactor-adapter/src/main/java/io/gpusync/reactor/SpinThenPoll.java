@@ -55,11 +55,8 @@ final class SpinThenPoll implements WaitStrategy {
                 probe.start(wait);
             }
 
-            @Override
-            public void release(PendingWait wait) {
-                // while spinning there is nothing to free; after the hand-over the wait's strategy is the
-                // callback path, which frees its own registration
-            }
+            // while spinning there is nothing to free; after the hand-over the callback path attaches its own
+            // registration
         };
     }
 
@@ -78,10 +75,7 @@ final class SpinThenPoll implements WaitStrategy {
         pollers[Math.floorMod(next.getAndIncrement(), pollers.length)].add(wait);
     }
 
-    @Override
-    public void release(PendingWait wait) {
-        // dropped lazily: the poller removes done waits at its next pass
-    }
+    // nothing to release: the poller drops done waits at its next pass
 
     @Override
     public void shutdown() {
@@ -132,6 +126,9 @@ final class SpinThenPoll implements WaitStrategy {
             }
             if (t != null) {
                 LockSupport.unpark(t);
+                if (t == Thread.currentThread()) {
+                    return; // stopped from a completion on this poller: it ends when that code returns
+                }
                 try {
                     t.join(5_000);
                 } catch (InterruptedException e) {

@@ -1,11 +1,11 @@
 package io.gpusync.reactor;
 
 import io.gpusync.SyncCancelledException;
-import io.gpusync.SyncException;
 import io.gpusync.SyncInvalidArgumentException;
 import io.gpusync.SyncPoint;
 import io.gpusync.SyncTimeoutException;
 import io.gpusync.SyncWaiter;
+import io.gpusync.spi.CheapProbe;
 import io.gpusync.spi.Timeouts;
 import io.netty.channel.IoEventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -23,7 +23,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -34,8 +33,11 @@ import java.util.function.Supplier;
 /**
  * Turns {@link SyncPoint}s into {@code Mono<Void>} waits without a thread per wait.
  *
- * <p>Every wait first probes its point once (an already-signalled point costs no registration), then goes the
- * cheapest {@link WaitPath} its waiter allows (see {@link io.gpusync.spi}): spin-then-callback (cheap probes
+ * <p>Every wait first probes its point once on the subscribing thread (an already-signalled point costs no
+ * registration) — except a {@link io.gpusync.spi.BlockingWaiter} that is not a {@link CheapProbe} (an EGL/GL
+ * sync binds a context to probe), whose first probe runs on the waiter pool, so that subscribing from an event
+ * loop or a Reactor {@code parallel} thread never blocks it — then goes the cheapest {@link WaitPath} its
+ * waiter allows (see {@link io.gpusync.spi}): spin-then-callback (cheap probes
  * spun on for the spin budget, then a callback), callback (no thread), epoll (an fd on a Netty event loop),
  * wait set (one thread per device), blocking (a pool thread in native-wait slices), probe (shared poller
  * threads). {@link #pathFor} tells which.
@@ -48,20 +50,31 @@ import java.util.function.Supplier;
  * {@code timeout}, the losers of {@link #awaitAny}) deregisters the wait and frees what it held at once; no
  * signal is delivered after a cancel.
  *
+ * <p><b>Termination.</b> Each wait terminates exactly once and always: whatever a subscriber, a release of
+ * native resources, the {@code deliverOn} scheduler or the user's event loops throw, the outcome is delivered.
+ * The wait's native registration (callback, fd watch, wait-set membership) is released before the
+ * subscriber is signalled, so the subscriber may close the primitive in {@code doOnError}/{@code doFinally}.
+ * An exception thrown by a subscriber's {@code onComplete}/{@code onError} goes to
+ * {@link Operators#onErrorDropped} — never into the engine's threads, an event loop, a driver's thread or the
+ * thread that signalled — and harms no other wait.
+ *
  * <p><b>Threads.</b> {@code onComplete}/{@code onError} run where {@link WaitPath} documents, or on the
- * builder's {@code deliverOn} scheduler; never on a driver-owned callback thread. Timeouts run on the
+ * builder's {@code deliverOn} scheduler (in place if that scheduler rejects the task); never on a
+ * driver-owned callback thread (unless every other thread refuses the hand-off: see {@link WaitPath#CALLBACK}). Timeouts run on the
  * {@code timer} scheduler ({@link Schedulers#parallel()} by default, looked up per wait, so
  * {@code StepVerifier.withVirtualTime} drives them). Every thread the engine starts is a named platform
  * daemon thread ({@code gpusync-<name>-…}), created on first need.
  *
- * <p><b>Disposal.</b> {@link #dispose()} terminates every pending wait with {@link SyncCancelledException},
- * stops the engine's threads and, if the engine created it, its event loop group; later subscriptions fail
- * the same way. The shared {@link GpuSync#defaultEngine()} ignores {@code dispose()}.
+ * <p><b>Disposal.</b> {@link #dispose()}, from any thread (the engine's own included), terminates every
+ * pending wait with {@link SyncCancelledException}, stops the engine's threads and, if the engine created it,
+ * its event loop group; later subscriptions fail the same way. The shared {@link GpuSync#defaultEngine()}
+ * ignores {@code dispose()}.
  *
  * <p>Thread-safe.
  */
 public final class SyncEngine implements Disposable {
     private static final AtomicInteger ENGINES = new AtomicInteger();
+    private static final System.Logger LOG = System.getLogger(SyncEngine.class.getName());
 
     final EngineMetrics metrics;
     private final String name;
@@ -74,6 +87,7 @@ public final class SyncEngine implements Disposable {
     private final ConcurrentHashMap<Class<?>, WaitStrategy> strategyByClass = new ConcurrentHashMap<>();
     private final Set<PendingWait> pending = ConcurrentHashMap.newKeySet();
     private volatile boolean disposed;
+    private final OutcomeSink outcomes = this::terminated;
 
     private SyncEngine(Builder b, boolean shared) {
         this.name = b.name != null ? b.name : shared ? "default" : "engine" + ENGINES.incrementAndGet();
@@ -134,7 +148,8 @@ public final class SyncEngine implements Disposable {
 
     /**
      * Completes when every point has been signalled (at once for an empty collection). The first error
-     * (including a timeout) fails the result and cancels — frees — every other wait.
+     * (including a timeout) fails the result and cancels — frees — every other wait. Like {@link #await}, the
+     * member waits start at subscription, without demand.
      */
     public Mono<Void> awaitAll(Collection<? extends SyncPoint> points, Duration timeout) {
         Timeouts.requireValid(timeout);
@@ -142,13 +157,14 @@ public final class SyncEngine implements Disposable {
         for (SyncPoint p : points) {
             waits.add(await(p, timeout));
         }
-        return waits.isEmpty() ? Mono.empty() : Mono.when(waits);
+        return waits.isEmpty() ? Mono.empty() : new WaitGroupMono(waits, WaitGroupMono.Mode.ALL);
     }
 
     /**
      * Completes when the first point is signalled; every other wait is then cancelled and freed. Errors of
      * single members are set aside while another may still succeed; when all fail, the result fails with the
-     * first member's error (so all timing out fails with {@link SyncTimeoutException}). An empty collection
+     * first member's error (so all timing out fails with {@link SyncTimeoutException}), the others suppressed.
+     * Like {@link #await}, the member waits start at subscription, without demand. An empty collection
      * fails with {@link SyncInvalidArgumentException}.
      */
     public Mono<Void> awaitAny(Collection<? extends SyncPoint> points, Duration timeout) {
@@ -156,20 +172,11 @@ public final class SyncEngine implements Disposable {
         if (points.isEmpty()) {
             return Mono.error(new SyncInvalidArgumentException(null, "awaitAny needs at least one point"));
         }
-        List<Mono<Boolean>> waits = new ArrayList<>(points.size());
+        List<Mono<Void>> waits = new ArrayList<>(points.size());
         for (SyncPoint p : points) {
-            waits.add(await(p, timeout).thenReturn(Boolean.TRUE));
+            waits.add(await(p, timeout));
         }
-        return Mono.firstWithValue(waits).then().onErrorMap(NoSuchElementException.class, SyncEngine::firstMemberError);
-    }
-
-    private static Throwable firstMemberError(NoSuchElementException allFailed) {
-        Throwable cause = allFailed.getCause();
-        List<Throwable> errors = new ArrayList<>(List.of(allFailed.getSuppressed()));
-        if (cause != null) {
-            errors.addAll(0, reactor.core.Exceptions.unwrapMultiple(cause));
-        }
-        return errors.stream().filter(SyncException.class::isInstance).findFirst().orElse(allFailed);
+        return new WaitGroupMono(waits, WaitGroupMono.Mode.ANY);
     }
 
     /** The path a wait on {@code waiter} takes in this engine (before any overflow to the probe path). */
@@ -194,32 +201,47 @@ public final class SyncEngine implements Disposable {
 
     void subscribe(SyncWaiter waiter, Duration timeout, CoreSubscriber<? super Void> actual) {
         if (disposed) {
-            Operators.error(actual, new SyncCancelledException("engine " + name + " is disposed"));
-            return;
-        }
-        // one probe first: an already-signalled point costs no registration at all
-        boolean signalled;
-        try {
-            signalled = waiter.isSignaled();
-        } catch (Throwable e) {
-            metrics.failed(WaitPath.IMMEDIATE, e);
-            Operators.error(actual, e);
-            return;
-        }
-        if (signalled) {
-            metrics.completed(WaitPath.IMMEDIATE, 0);
-            Operators.complete(actual);
-            return;
-        }
-        if (timeout.isZero()) {
-            metrics.timedOut(WaitPath.IMMEDIATE);
-            Operators.error(actual, new SyncTimeoutException(waiter.backend(), waiter + " not signalled (probe)"));
+            actual.onSubscribe(Operators.emptySubscription());
+            signal(actual, new SyncCancelledException("engine " + name + " is disposed"));
             return;
         }
         WaitStrategy strategy = strategyFor(waiter);
-        PendingWait wait = new PendingWait(this, waiter, timeout, actual, strategy);
+        // one probe first: an already-signalled point costs no registration at all. Not here for a blocking
+        // waiter whose probe is not declared cheap (an EGL/GL sync binds a context to probe): the subscribing
+        // thread may be an event loop or a Reactor parallel thread; the waiter pool makes the first probe.
+        if (probesAtSubscription(waiter, strategy)) {
+            boolean signalled;
+            Throwable error = null;
+            try {
+                signalled = waiter.isSignaled();
+                if (!signalled && timeout.isZero()) {
+                    error = new SyncTimeoutException(waiter.backend(), waiter + " not signalled (probe)");
+                }
+            } catch (Throwable e) {
+                signalled = false;
+                error = e;
+            }
+            if (signalled || error != null) { // answered at once: no wait to register
+                if (signalled) {
+                    metrics.completed(WaitPath.IMMEDIATE, 0);
+                } else if (error instanceof SyncTimeoutException) {
+                    metrics.timedOut(WaitPath.IMMEDIATE);
+                } else {
+                    metrics.failed(WaitPath.IMMEDIATE, error);
+                }
+                actual.onSubscribe(Operators.emptySubscription());
+                signal(actual, error);
+                return;
+            }
+        }
+        PendingWait wait = new PendingWait(outcomes, waiter, timeout, actual, strategy);
         pending.add(wait);
-        actual.onSubscribe(wait);
+        try {
+            actual.onSubscribe(wait);
+        } catch (Throwable e) {
+            wait.cancel(); // free it: the subscriber never got hold of the wait
+            throw e;
+        }
         if (disposed) {
             wait.engineDisposed();
             return;
@@ -230,7 +252,7 @@ public final class SyncEngine implements Disposable {
             wait.failed(e);
             return;
         }
-        if (!Timeouts.isForever(timeout) && !wait.isDone()) {
+        if (!Timeouts.isForever(timeout) && !timeout.isZero() && !wait.isDone()) {
             Scheduler s = timer != null ? timer : Schedulers.parallel();
             try {
                 wait.setTimer(s.schedule(wait, timeout.toNanos(), TimeUnit.NANOSECONDS));
@@ -240,43 +262,85 @@ public final class SyncEngine implements Disposable {
         }
     }
 
-    void forget(PendingWait wait) {
-        pending.remove(wait);
+    private static boolean probesAtSubscription(SyncWaiter waiter, WaitStrategy strategy) {
+        return strategy.path() != WaitPath.BLOCKING || waiter instanceof CheapProbe;
     }
 
-    void deliverComplete(PendingWait wait) {
+    /**
+     * The engine's side of the termination protocol ({@link PendingWait}): forget the wait, count it, and
+     * signal its subscriber — in place, or on {@code deliverOn}; if that scheduler refuses the task, in place
+     * (the outcome is never lost). Never throws.
+     */
+    private void terminated(PendingWait wait, Throwable outcome) {
+        pending.remove(wait);
         long seen = System.nanoTime();
         WaitPath path = wait.path();
-        metrics.completed(path, seen - wait.startNanos);
-        if (deliverOn == null) {
-            wait.actual.onComplete();
-            metrics.delivered(path, System.nanoTime() - seen);
-        } else {
-            deliverOn.schedule(() -> {
-                metrics.delivered(path, System.nanoTime() - seen);
-                wait.actual.onComplete();
-            });
+        try {
+            if (outcome == PendingWait.CANCELLED) {
+                metrics.cancelled(path);
+                return;
+            } else if (outcome == null) {
+                metrics.completed(path, seen - wait.startNanos);
+            } else if (outcome instanceof SyncTimeoutException) {
+                metrics.timedOut(path);
+            } else {
+                metrics.failed(path, outcome);
+            }
+        } catch (Throwable e) {
+            LOG.log(System.Logger.Level.WARNING, "engine metrics failed", e);
         }
-    }
-
-    void deliverError(PendingWait wait, Throwable error) {
-        WaitPath path = wait.path();
-        if (error instanceof SyncTimeoutException) {
-            metrics.timedOut(path);
-        } else {
-            metrics.failed(path, error);
-        }
+        Runnable delivery = () -> {
+            if (outcome == null) {
+                try {
+                    metrics.delivered(path, System.nanoTime() - seen);
+                } catch (Throwable e) {
+                    LOG.log(System.Logger.Level.WARNING, "engine metrics failed", e);
+                }
+            }
+            signal(wait.actual, outcome);
+        };
         if (deliverOn == null) {
-            wait.actual.onError(error);
-        } else {
-            deliverOn.schedule(() -> wait.actual.onError(error));
+            delivery.run();
+            return;
+        }
+        try {
+            deliverOn.schedule(delivery);
+        } catch (Throwable rejected) { // a bounded or disposed scheduler: deliver here rather than never
+            delivery.run();
         }
     }
 
     /**
-     * Terminates every pending wait with {@link SyncCancelledException} and stops this engine's threads
-     * (and its own event loop group). Blocks up to a few seconds while threads finish their current slice.
-     * Idempotent; ignored by the shared default engine.
+     * Signals a terminal outcome ({@code null}: complete). A subscriber that throws from {@code onComplete}
+     * or {@code onError} has its exception sent where reactor-core sends it ({@link Operators#onErrorDropped})
+     * — never into the engine's thread, an event loop, a driver's thread or the thread that signalled.
+     */
+    static void signal(CoreSubscriber<? super Void> actual, Throwable outcome) {
+        try {
+            if (outcome == null) {
+                actual.onComplete();
+            } else {
+                actual.onError(outcome);
+            }
+        } catch (Throwable thrown) {
+            try {
+                Operators.onErrorDropped(thrown, actual.currentContext());
+            } catch (Throwable hookThrew) {
+                hookThrew.addSuppressed(thrown);
+                LOG.log(System.Logger.Level.ERROR, "a subscriber's onComplete/onError threw, and so did the"
+                        + " onErrorDropped hook", hookThrew);
+            }
+        }
+    }
+
+    /**
+     * Terminates every pending wait with {@link SyncCancelledException} (each subscriber is signalled before
+     * this returns, unless {@code deliverOn} is set), stops this engine's threads and, if it created it, shuts
+     * its event loop group down. It waits for the engine's threads to finish their current slice (at most
+     * {@code blockingSlice} each; 5 s at worst) and for its own event loops to stop (5 s at worst) — except
+     * for a thread it is called from: called from an engine thread or loop (e.g. from a completion), it
+     * does not wait for that one, which stops once the calling code returns. Never throws. Idempotent;
+     * ignored by the shared default engine.
      */
     @Override
     public void dispose() {
@@ -288,11 +352,31 @@ public final class SyncEngine implements Disposable {
             w.engineDisposed();
         }
         for (WaitStrategy s : strategies) {
-            s.shutdown();
+            try {
+                s.shutdown();
+            } catch (Throwable e) {
+                LOG.log(System.Logger.Level.WARNING, "stopping " + s.path() + " of engine " + name + " failed", e);
+            }
         }
         if (ownsGroup) {
-            group.shutdownGracefully(0, 0, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+            try {
+                io.netty.util.concurrent.Future<?> stopped = group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+                if (!inOwnLoop()) {
+                    stopped.awaitUninterruptibly(5, TimeUnit.SECONDS);
+                }
+            } catch (Throwable e) {
+                LOG.log(System.Logger.Level.WARNING, "stopping the event loops of engine " + name + " failed", e);
+            }
         }
+    }
+
+    private boolean inOwnLoop() {
+        for (io.netty.util.concurrent.EventExecutor e : group) {
+            if (e.inEventLoop()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override
@@ -386,7 +470,11 @@ public final class SyncEngine implements Disposable {
             return this;
         }
 
-        /** Delivers {@code onComplete}/{@code onError} on this scheduler instead of the engine thread that saw it. */
+        /**
+         * Delivers {@code onComplete}/{@code onError} on this scheduler instead of the engine thread that saw it.
+         * If the scheduler rejects a delivery (a bounded one that is full, a disposed one), that wait is
+         * delivered in place instead: never lost.
+         */
         public Builder deliverOn(Scheduler scheduler) {
             this.deliverOn = Objects.requireNonNull(scheduler, "scheduler");
             return this;

@@ -9,7 +9,8 @@ package io.gpusync.reactor;
  *   <tr><th>path</th><th>threads used</th><th>{@code onComplete} runs on</th></tr>
  *   <tr><td>{@link #IMMEDIATE}</td><td>none</td><td>the subscribing thread</td></tr>
  *   <tr><td>{@link #CALLBACK}</td><td>none</td><td>the signalling thread for host timelines; an engine event
- *       loop for driver callbacks (never a driver thread)</td></tr>
+ *       loop for driver callbacks (if the loops refuse the hand-off, {@code Schedulers.boundedElastic()};
+ *       the driver's thread only if that refuses too)</td></tr>
  *   <tr><td>{@link #EPOLL}</td><td>a share of the event loops</td><td>the event loop that saw the fd readable</td></tr>
  *   <tr><td>{@link #WAIT_SET}</td><td>one per wait set (e.g. per Vulkan device)</td><td>that wait-set thread</td></tr>
  *   <tr><td>{@link #BLOCKING}</td><td>one pool thread per wait in progress</td><td>that pool thread</td></tr>
@@ -21,7 +22,10 @@ package io.gpusync.reactor;
  * scheduler's, the cancelling thread, the disposing thread).
  */
 public enum WaitPath {
-    /** Already signalled at subscription (or a {@code Duration.ZERO} probe): answered at once. */
+    /**
+     * Already signalled at subscription (or a {@code Duration.ZERO} probe): answered at once, on the subscribing
+     * thread — except for blocking waiters without a cheap probe, which are probed on the {@link #BLOCKING} pool.
+     */
     IMMEDIATE,
     /** The API calls back on completion ({@link io.gpusync.spi.SignalCallbackWaiter}): no thread waits. */
     CALLBACK,
@@ -29,7 +33,10 @@ public enum WaitPath {
     EPOLL,
     /** Many waits of one {@link io.gpusync.spi.WaitSet} served by one thread blocked in a wait-any. */
     WAIT_SET,
-    /** A native blocking wait ({@link io.gpusync.spi.BlockingWaiter}) on a pool thread, in slices. */
+    /**
+     * A native blocking wait ({@link io.gpusync.spi.BlockingWaiter}) on a pool thread, in slices; its first probe
+     * runs there too (never on the subscribing thread). With the pool full, the wait is probed by {@link #PROBE}.
+     */
     BLOCKING,
     /** Probe-only: the shared spin-then-poll scheduler probes {@link io.gpusync.SyncWaiter#isSignaled()}. */
     PROBE,

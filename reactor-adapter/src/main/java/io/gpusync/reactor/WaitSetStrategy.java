@@ -48,22 +48,27 @@ final class WaitSetStrategy implements WaitStrategy {
     public void start(PendingWait wait) {
         WaitSet set = ((WaitSetMember) wait.waiter).waitSet();
         Server server = servers.computeIfAbsent(set, Server::new);
-        wait.registration = server;
-        server.add(wait);
-    }
-
-    @Override
-    public void release(PendingWait wait) {
-        if (wait.registration instanceof Server server && Thread.currentThread() != server.thread) {
-            server.wake(); // let the server drop it now rather than at the end of its slice
+        if (wait.attach(server.membership())) {
+            server.add(wait);
         }
     }
 
+    /**
+     * Stops every server; waits (5 s at most each) for their threads to leave their current slice, except
+     * the calling thread's own.
+     */
     @Override
     public void shutdown() {
         stopped = true;
         for (Server s : servers.values()) {
-            s.set.wakeUp();
+            try {
+                s.set.wakeUp();
+            } catch (RuntimeException e) {
+                // a broken set: its thread ends at the end of its slice
+            }
+            if (Thread.currentThread() == s.thread) {
+                continue;
+            }
             try {
                 s.thread.join(5_000);
             } catch (InterruptedException e) {
@@ -88,15 +93,36 @@ final class WaitSetStrategy implements WaitStrategy {
         }
 
         /**
+         * A wait's membership: when the wait terminates elsewhere, the server is woken to drop it now rather
+         * than at the end of its slice (a wake-up that throws — a lost device — is reported by the wait).
+         */
+        Registration membership() {
+            return () -> {
+                if (Thread.currentThread() != thread) {
+                    wake();
+                }
+            };
+        }
+
+        /**
          * Leaves the map so that new waits start a new server; waits that raced in after the last drain are
-         * handed to it (the strategy's {@code start}).
+         * handed to it (the strategy's {@code start}) unless the strategy is stopping.
          */
         private void retire() {
             retired = true;
             servers.remove(set, this);
             for (PendingWait w; (w = incoming.poll()) != null; ) {
-                if (!w.isDone()) {
+                if (w.isDone()) {
+                    continue;
+                }
+                if (stopped) {
+                    w.engineDisposed();
+                    continue;
+                }
+                try {
                     start(w);
+                } catch (Throwable e) {
+                    w.failed(e);
                 }
             }
         }
@@ -118,6 +144,20 @@ final class WaitSetStrategy implements WaitStrategy {
 
         @Override
         public void run() {
+            try {
+                serve();
+            } catch (Throwable unexpected) { // never leave waits behind on a dead server
+                active.forEach(w -> w.failed(unexpected));
+                throw unexpected;
+            } finally {
+                active.clear();
+                if (!retired) {
+                    retire();
+                }
+            }
+        }
+
+        private void serve() {
             List<WaitSetMember> members = new ArrayList<>();
             long idleSince = System.nanoTime();
             while (!stopped) {
@@ -129,8 +169,7 @@ final class WaitSetStrategy implements WaitStrategy {
                 if (!active.isEmpty()) {
                     idleSince = System.nanoTime();
                 } else if (System.nanoTime() - idleSince > IDLE_RETIRE_NANOS) {
-                    retire(); // nothing to serve for a while: give the thread (and the set) back
-                    return;
+                    return; // nothing to serve for a while: retire, giving the thread (and the set) back
                 }
                 members.clear();
                 for (PendingWait w : active) {
@@ -139,14 +178,15 @@ final class WaitSetStrategy implements WaitStrategy {
                 try {
                     set.awaitAny(members, members.isEmpty() ? Duration.ofSeconds(1) : slice);
                 } catch (Throwable e) {
-                    active.forEach(w -> w.failed(e)); // the whole set failed (device lost, device closed)
-                    active.clear();
-                    retire(); // never spin on a broken set: a later wait gets a fresh server, which fails fast
+                    // the whole set failed (device lost, device closed): fail its waits and retire — never
+                    // spin on a broken set; a later wait gets a fresh server, which fails fast
+                    for (PendingWait w : active) {
+                        w.failed(e);
+                    }
                     return;
                 }
                 ProbePass.run(active);
             }
-            active.clear();
         }
     }
 }

@@ -16,13 +16,20 @@ interface WaitStrategy {
 
     /**
      * Starts waiting for {@code wait}; completes it through {@link PendingWait#signalled()} /
-     * {@link PendingWait#failed(Throwable)}, possibly synchronously. Must tolerate a wait that was cancelled
-     * (terminated) concurrently, before or during the call.
+     * {@link PendingWait#failed(Throwable)}, possibly synchronously. What it registers it hands to the wait
+     * as a {@link Registration} ({@link PendingWait#attach}), which the wait releases once, before its
+     * subscriber is signalled. Must tolerate a wait that was cancelled (terminated) concurrently, before or
+     * during the call ({@code attach} then releases the registration at once).
      */
     void start(PendingWait wait);
 
-    /** Frees what {@link #start} registered for a wait that has just terminated. Any thread; once per wait. */
-    void release(PendingWait wait);
+    /**
+     * Legacy hook, for a strategy that keeps its registration in {@link PendingWait#registration} rather than
+     * attaching a {@link Registration}: frees it for a wait that has just terminated. Any thread; once per
+     * wait; a throw is reported and does not stop the outcome's delivery.
+     */
+    default void release(PendingWait wait) {
+    }
 
     /** Stops this strategy's threads (the engine has already terminated every wait). */
     default void shutdown() {

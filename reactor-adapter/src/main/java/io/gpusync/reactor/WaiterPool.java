@@ -3,6 +3,7 @@ package io.gpusync.reactor;
 import io.gpusync.SyncTimeoutException;
 import io.gpusync.SyncWaiter;
 import io.gpusync.spi.BlockingWaiter;
+import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
@@ -10,22 +11,40 @@ import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * {@link WaitPath#BLOCKING}: the dedicated waiter-thread pool. Platform threads (native calls pin virtual
  * threads) block in the waiter's native wait in slices of at most {@code slice}, and look at the wait's
  * state between slices — so a cancelled or timed-out wait holds its thread for at most one slice. Threads
- * are created on demand up to {@code maxThreads} and retire after {@code keepAlive} idle; a wait that
- * finds every thread busy is served by the probe scheduler instead of queueing behind long waits.
+ * are created on demand and retire after {@code keepAlive} idle; at most {@code maxThreads} waits are served
+ * at once (a permit counter: a full pool is detected without taking the executor's lock, so subscribing
+ * never blocks the subscribing thread), and a wait that finds no permit is served by the probe scheduler
+ * instead of queueing behind long waits.
+ *
+ * <p>The engine does not probe such waits at subscription (a probe may be expensive: an EGL sync binds a
+ * context); their first probe runs here, on a pool thread. A {@code Duration.ZERO} wait is one probe on a
+ * pool thread (or, with the pool full, on {@link Schedulers#boundedElastic()}).
  */
 final class WaiterPool implements WaitStrategy {
+    private static final ThreadLocal<WaiterPool> SERVING = new ThreadLocal<>();
     private final ThreadPoolExecutor threads;
+    private final AtomicInteger permits;
     private final Duration slice;
     private final WaitStrategy overflow;
 
     WaiterPool(int maxThreads, Duration slice, Duration keepAlive, ThreadFactory factory, WaitStrategy overflow) {
-        this.threads = new ThreadPoolExecutor(0, maxThreads, keepAlive.toNanos(), TimeUnit.NANOSECONDS,
-                new SynchronousQueue<>(), factory);
+        // no bound here: the permits bound the waits in service; a thread that has just given its permit back
+        // may not be idle yet, and the executor then starts another rather than reject (and build a message
+        // under its lock)
+        this.threads = new ThreadPoolExecutor(0, Integer.MAX_VALUE, keepAlive.toNanos(), TimeUnit.NANOSECONDS,
+                new SynchronousQueue<>(), r -> factory.newThread(() -> {
+                    SERVING.set(this);
+                    r.run();
+                }), (task, executor) -> {
+                    throw new RejectedExecutionException("the waiter pool is shut down");
+                });
+        this.permits = new AtomicInteger(maxThreads);
         this.slice = slice;
         this.overflow = overflow;
     }
@@ -42,11 +61,58 @@ final class WaiterPool implements WaitStrategy {
 
     @Override
     public void start(PendingWait wait) {
-        try {
-            threads.execute(() -> serve(wait));
-        } catch (RejectedExecutionException saturatedOrShutDown) {
+        boolean probeOnly = wait.timeout.isZero();
+        if (tryAcquire()) {
+            try {
+                threads.execute(() -> {
+                    try {
+                        if (probeOnly) {
+                            probeOnce(wait);
+                        } else {
+                            serve(wait);
+                        }
+                    } finally {
+                        permits.incrementAndGet();
+                    }
+                });
+                return;
+            } catch (RejectedExecutionException shutDown) {
+                permits.incrementAndGet();
+            }
+        }
+        if (probeOnly) {
+            try {
+                Schedulers.boundedElastic().schedule(() -> probeOnce(wait));
+            } catch (RuntimeException refused) {
+                wait.failed(refused); // never probe on the subscribing thread
+            }
+        } else {
             wait.strategy = overflow;
             overflow.start(wait);
+        }
+    }
+
+    private boolean tryAcquire() {
+        while (true) {
+            int n = permits.get();
+            if (n <= 0) {
+                return false;
+            }
+            if (permits.compareAndSet(n, n - 1)) {
+                return true;
+            }
+        }
+    }
+
+    private static void probeOnce(PendingWait wait) {
+        try {
+            if (wait.waiter.isSignaled()) {
+                wait.signalled();
+            } else {
+                wait.failed(new SyncTimeoutException(wait.waiter.backend(), wait.waiter + " not signalled (probe)"));
+            }
+        } catch (Throwable e) {
+            wait.failed(e);
         }
     }
 
@@ -65,14 +131,13 @@ final class WaiterPool implements WaitStrategy {
         }
     }
 
-    @Override
-    public void release(PendingWait wait) {
-        // the serving thread sees the wait done after its current slice
-    }
-
+    /** Stops the pool; waits (5 s at most) for its threads to leave their slice, unless called from one. */
     @Override
     public void shutdown() {
         threads.shutdownNow();
+        if (SERVING.get() == this) {
+            return;
+        }
         try {
             threads.awaitTermination(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {

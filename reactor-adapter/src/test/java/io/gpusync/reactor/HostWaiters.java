@@ -46,6 +46,60 @@ final class HostWaiters {
         return new CheapWithCallback((SignalCallbackWaiter) point.waiter());
     }
 
+    /**
+     * A callback waiter that says its listeners may run on a driver-owned thread (as OpenCL's and CUDA's
+     * do), so the engine hands its completions to an event loop.
+     */
+    static SyncWaiter driverCallback(SyncPoint point) {
+        return new DriverCallback((SignalCallbackWaiter) point.waiter());
+    }
+
+    /** {@link #blockingOnly} that records the name of every thread that probes or waits on it. */
+    static SyncWaiter recordingBlocking(SyncPoint point, java.util.Collection<String> threads) {
+        return new RecordingBlocking(point.waiter(), threads);
+    }
+
+    record DriverCallback(SignalCallbackWaiter inner) implements SignalCallbackWaiter {
+        @Override
+        public void await(Duration timeout) {
+            inner.await(timeout);
+        }
+
+        @Override
+        public boolean isSignaled() {
+            return inner.isSignaled();
+        }
+
+        @Override
+        public BackendKind backend() {
+            return inner.backend();
+        }
+
+        @Override
+        public CallbackRegistration onSignal(SignalListener listener) {
+            return inner.onSignal(listener);
+        }
+    }
+
+    record RecordingBlocking(SyncWaiter inner, java.util.Collection<String> threads) implements BlockingWaiter {
+        @Override
+        public void await(Duration timeout) {
+            threads.add(Thread.currentThread().getName());
+            inner.await(timeout);
+        }
+
+        @Override
+        public boolean isSignaled() {
+            threads.add(Thread.currentThread().getName());
+            return inner.isSignaled();
+        }
+
+        @Override
+        public BackendKind backend() {
+            return inner.backend();
+        }
+    }
+
     record CheapWithCallback(SignalCallbackWaiter inner) implements io.gpusync.spi.CheapProbe, SignalCallbackWaiter {
         @Override
         public void await(Duration timeout) {

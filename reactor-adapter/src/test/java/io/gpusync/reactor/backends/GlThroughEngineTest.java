@@ -1,6 +1,16 @@
 package io.gpusync.reactor.backends;
 
+import io.gpusync.BackendKind;
 import io.gpusync.SyncNotSupportedException;
+import io.gpusync.SyncWaiter;
+import io.gpusync.spi.BlockingWaiter;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.EpollIoHandler;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import io.gpusync.SyncPoint;
 import io.gpusync.SyncTimeoutException;
 import io.gpusync.bindings.egl.Egl;
@@ -29,8 +39,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * OpenGL/EGL (Mesa surfaceless + llvmpipe here) through the engine: every GL/EGL waiter is a blocking waiter,
- * so the engine probes it once on the subscribing thread and then waits in slices on its pool threads —
+ * OpenGL/EGL (Mesa surfaceless + llvmpipe here) through the engine: every GL/EGL waiter is a blocking waiter
+ * whose probe binds a context, so the engine never probes it on the subscribing thread (an event loop, a
+ * Reactor {@code parallel} thread): its first probe and its waits in slices run on the engine's pool threads —
  * platform threads with no GL context of their own, which is what the backend's share-group context pool
  * is for ({@code GLsync} waits) and what {@code EGLSync} waits do not need.
  */
@@ -106,14 +117,50 @@ class GlThroughEngineTest {
                         }))
                 .verifyComplete();
         // a pool thread (no GL context of its own) borrowed a share-group context per slice and restored
-        // its binding; if the fence was already signalled at subscription, the probe ran on this thread
-        String testThread = Thread.currentThread().getName();
-        assertThat(threadAtDelivery.get()).satisfiesAnyOf(
-                name -> assertThat(name).startsWith("gpusync-gl-"),
-                name -> assertThat(name).isEqualTo(testThread));
+        // its binding; even a fence already signalled at subscription is probed there, not on this thread
+        assertThat(threadAtDelivery.get()).startsWith("gpusync-gl-waiter-");
         assertThat(contextAtDelivery.get()).isEqualTo(Egl.EGL_NO_CONTEXT());
         assertThat(engine.pendingWaits()).isZero();
         point.waiter().close();
+    }
+
+    @Test
+    void glWaitsSubscribedFromANettyLoopNeverProbeOrBindAContextOnTheLoop() {
+        MultiThreadIoEventLoopGroup serverLoops = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
+        Queue<String> eglThreads = new ConcurrentLinkedQueue<>();
+        List<SyncPoint.OpenGLSync> points = List.of(producer.fence(1), producer.eglFence(1), heavy.fence(4));
+        try {
+            Scheduler loop = Schedulers.fromExecutor(serverLoops.next());
+            Flux<Void> waits = Flux.fromIterable(points)
+                    .flatMap(p -> engine.await(new Recording(p.waiter(), eglThreads), Duration.ofSeconds(60))
+                            .subscribeOn(loop));
+            StepVerifier.create(waits).verifyComplete();
+            assertThat(eglThreads).isNotEmpty()
+                    .allSatisfy(name -> assertThat(name).startsWith("gpusync-gl-waiter-"));
+        } finally {
+            points.forEach(p -> p.waiter().close());
+            serverLoops.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+        }
+    }
+
+    /** A GL/EGL waiter that records the threads that probe it or wait on it (each binds or queries EGL). */
+    private record Recording(SyncWaiter inner, Queue<String> threads) implements BlockingWaiter {
+        @Override
+        public void await(Duration timeout) {
+            threads.add(Thread.currentThread().getName());
+            inner.await(timeout);
+        }
+
+        @Override
+        public boolean isSignaled() {
+            threads.add(Thread.currentThread().getName());
+            return inner.isSignaled();
+        }
+
+        @Override
+        public BackendKind backend() {
+            return inner.backend();
+        }
     }
 
     @Test
