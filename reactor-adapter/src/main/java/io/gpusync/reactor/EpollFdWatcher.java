@@ -69,7 +69,9 @@ final class EpollFdWatcher implements WaitStrategy {
     public void start(PendingWait wait) {
         ReadableFdWaiter.FdLease lease = ((ReadableFdWaiter) wait.waiter).leaseReadableFd();
         Member member = new Member(wait, lease, loops[Math.floorMod(lease.fd(), loops.length)]);
-        wait.registration = member;
+        if (!wait.attach(member)) {
+            return; // terminated meanwhile: attach has released the member (its lease) already
+        }
         try {
             member.watches.execute(member::join);
         } catch (RejectedExecutionException loopGone) {
@@ -79,15 +81,11 @@ final class EpollFdWatcher implements WaitStrategy {
         }
     }
 
-    @Override
-    public void release(PendingWait wait) {
-        if (wait.registration instanceof Member member) {
-            member.leave();
-        }
-    }
-
-    /** One wait's membership of an fd watch. */
-    private static final class Member implements FdWatch.Listener {
+    /**
+     * One wait's membership of an fd watch; as the wait's {@link Registration}, its release leaves the watch on the
+     * loop (epoll DEL when it was the last member) and only then lets the wait deliver its outcome.
+     */
+    private static final class Member implements FdWatch.Listener, Registration {
         final PendingWait wait;
         final ReadableFdWaiter.FdLease lease;
         final LoopFdWatches watches;
@@ -116,6 +114,36 @@ final class EpollFdWatcher implements WaitStrategy {
             } catch (Throwable t) {
                 leaveOnLoop();
                 wait.failed(t);
+            }
+        }
+
+        @Override
+        public void release() {
+            leave();
+        }
+
+        /** Leaves the watch on the loop, then runs {@code afterwards} there (in place when on the loop already). */
+        @Override
+        public void release(Runnable afterwards) {
+            if (watches.inEventLoop()) {
+                try {
+                    leaveOnLoop();
+                } finally {
+                    afterwards.run();
+                }
+                return;
+            }
+            try {
+                watches.execute(() -> {
+                    try {
+                        leaveOnLoop();
+                    } finally {
+                        afterwards.run();
+                    }
+                });
+            } catch (RejectedExecutionException loopGone) {
+                lease.close(); // the loop has closed its watches; only our hold on the waiter is left
+                afterwards.run();
             }
         }
 

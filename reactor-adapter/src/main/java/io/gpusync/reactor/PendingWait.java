@@ -61,11 +61,6 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
     /** Spin-then-callback: after this long on the pollers, {@link #handOverTo} takes the wait over. */
     long handOverAfterNanos;
     WaitStrategy handOverTo;
-    /**
-     * Legacy slot for strategies that free their registration in {@link WaitStrategy#release(PendingWait)}
-     * (the epoll watcher) rather than through {@link #attach}.
-     */
-    volatile Object registration;
     @SuppressWarnings("unused") // through HELD
     private volatile Registration held;
     private volatile Disposable timer;
@@ -177,12 +172,6 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
                     LOG.log(System.Logger.Level.WARNING, "disposing the timer of " + this + " failed", e);
                 }
             }
-        }
-        WaitStrategy s = strategy;
-        try {
-            s.release(this); // legacy: a strategy that keeps its registration in #registration
-        } catch (Throwable e) {
-            LOG.log(System.Logger.Level.WARNING, "releasing " + this + " failed; its outcome is delivered", e);
         }
         Registration r = (Registration) HELD.getAndSet(this, RELEASED);
         Runnable report = () -> report(outcome);

@@ -23,14 +23,6 @@ interface WaitStrategy {
      */
     void start(PendingWait wait);
 
-    /**
-     * Legacy hook, for a strategy that keeps its registration in {@link PendingWait#registration} rather than
-     * attaching a {@link Registration}: frees it for a wait that has just terminated. Any thread; once per
-     * wait; a throw is reported and does not stop the outcome's delivery.
-     */
-    default void release(PendingWait wait) {
-    }
-
     /** Stops this strategy's threads (the engine has already terminated every wait). */
     default void shutdown() {
     }
