@@ -82,8 +82,11 @@ final class EpollFdWatcher implements WaitStrategy {
     }
 
     /**
-     * One wait's membership of an fd watch; as the wait's {@link Registration}, its release leaves the watch on the
-     * loop (epoll DEL when it was the last member) and only then lets the wait deliver its outcome.
+     * One wait's membership of an fd watch, and the wait's {@link Registration}: its release leaves the watch on the
+     * loop (epoll DEL when it was the last member). From another thread (a timeout, a cancel, a dispose) the leave
+     * is queued to the loop and the outcome is delivered without waiting for it: the epoll set holds the watch's
+     * own duplicate of the fd, never the user's number, so a subscriber that closes its fd in
+     * {@code doOnError}/{@code doFinally} cannot make the DEL hit a file that reuses the number.
      */
     private static final class Member implements FdWatch.Listener, Registration {
         final PendingWait wait;
@@ -120,31 +123,6 @@ final class EpollFdWatcher implements WaitStrategy {
         @Override
         public void release() {
             leave();
-        }
-
-        /** Leaves the watch on the loop, then runs {@code afterwards} there (in place when on the loop already). */
-        @Override
-        public void release(Runnable afterwards) {
-            if (watches.inEventLoop()) {
-                try {
-                    leaveOnLoop();
-                } finally {
-                    afterwards.run();
-                }
-                return;
-            }
-            try {
-                watches.execute(() -> {
-                    try {
-                        leaveOnLoop();
-                    } finally {
-                        afterwards.run();
-                    }
-                });
-            } catch (RejectedExecutionException loopGone) {
-                lease.close(); // the loop has closed its watches; only our hold on the waiter is left
-                afterwards.run();
-            }
         }
 
         /** Any thread. */

@@ -74,6 +74,33 @@ class CudaFaultsGpuTest {
         assertThat(out).contains("AFTER_CLOSE ok");
     }
 
+    @Test
+    void theFaultWatchCostsAtMostATenthOfAPercentOfACoreWhileNothingFaults() throws Exception {
+        assumeCudaDevice();
+        try (CudaWorkQueue q = CudaWorkQueue.open(0)) {
+            q.launchSpin(4_000_000_000L); // 1,000 waits pending behind host functions for the whole window
+            List<SyncPoint> points = new ArrayList<>();
+            CountDownLatch done = new CountDownLatch(1_000);
+            for (int i = 0; i < 1_000; i++) {
+                SyncPoint p = i % 2 == 0 ? q.recordEvent() : q.advanceTimeline();
+                points.add(p);
+                GpuSync.await(p, SyncPoint.FOREVER).subscribe(v -> { }, e -> done.countDown(), done::countDown);
+            }
+            Thread.sleep(300);
+            Thread watch = Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().equals("gpusync-cuda-fault-watch")).findFirst().orElseThrow();
+            java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+            long cpu0 = mx.getThreadCpuTime(watch.threadId());
+            long t0 = System.nanoTime();
+            Thread.sleep(2_000);
+            double pct = 100.0 * (mx.getThreadCpuTime(watch.threadId()) - cpu0) / (System.nanoTime() - t0);
+            System.out.printf("FAULT_WATCH_CPU %.4f %% of a core (1,000 waits pending, one context)%n", pct);
+            assertThat(pct).isLessThanOrEqualTo(0.1);
+            assertThat(done.await(30, TimeUnit.SECONDS)).as("all complete when the kernel ends").isTrue();
+            points.forEach(p -> p.waiter().close());
+        }
+    }
+
     private static void assumeCudaDevice() {
         try {
             CudaWorkQueue.open(0).close();
