@@ -4,11 +4,13 @@ import io.gpusync.BackendKind;
 import io.gpusync.SyncWaiter;
 import io.gpusync.spi.NativeAnchor;
 
+import java.lang.ref.Reference;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * What every Vulkan waiter shares: a claim on its primitive's {@link NativeAnchor} and a claim on its
- * device's, both entered for the duration of a wait or probe ({@link #pin()}), both dropped by
+ * device's, both entered for the duration of a wait or probe ({@link #pinned}), both dropped by
  * {@link #close()} (primitive first, so an owned handle is destroyed while its device is alive).
  */
 abstract class AnchoredWaiter implements SyncWaiter {
@@ -34,30 +36,43 @@ abstract class AnchoredWaiter implements SyncWaiter {
         return claim.anchor();
     }
 
-    /** Starts a wait or probe: the primitive and the device stay alive until {@link #unpin()}. */
-    final void pin() {
-        if (claim.isClosed()) {
-            throw new IllegalStateException(this + " is closed");
-        }
-        deviceClaim.enter();
+    /**
+     * Runs a wait or probe with the device and the primitive held alive until it returns.
+     *
+     * @throws IllegalStateException if this waiter is closed (the action does not run)
+     */
+    final <T> T pinned(Supplier<T> action) {
+        requireOpen();
         try {
-            claim.enter();
-        } catch (RuntimeException e) {
-            deviceClaim.exit();
-            throw e;
+            return deviceClaim.call(() -> claim.call(action));
+        } finally {
+            Reference.reachabilityFence(this);
         }
     }
 
-    /** {@link #pin()} that reports a closed waiter as {@code false}. */
+    /**
+     * Starts a wait that spans several waiters (a wait set's members): like {@link #pinned} until
+     * {@link #unpin()}; {@code false} if this waiter is closed.
+     */
     final boolean tryPin() {
+        if (claim.isClosed()) {
+            return false;
+        }
         try {
-            pin();
+            deviceClaim.enter();
+        } catch (IllegalStateException closed) {
+            return false;
+        }
+        try {
+            claim.enter();
             return true;
         } catch (IllegalStateException closed) {
+            deviceClaim.exit();
             return false;
         }
     }
 
+    /** Ends a {@link #tryPin()}. */
     final void unpin() {
         claim.exit();
         deviceClaim.exit();
