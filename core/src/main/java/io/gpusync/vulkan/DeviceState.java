@@ -175,11 +175,4 @@ final class DeviceState {
             return false;
         }
     }
-
-    /** For tests: the state a new view of {@code address} would share now, or {@code null}. */
-    static DeviceState shared(long address) {
-        synchronized (SHARED) {
-            return SHARED.get(address);
-        }
-    }
 }
