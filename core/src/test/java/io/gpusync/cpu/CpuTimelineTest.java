@@ -207,7 +207,15 @@ class CpuTimelineTest {
     void aThrowingListenerStrandsNoOtherWaitAndSignalReportsItAfterAllRan() throws Exception {
         CpuTimeline timeline = new CpuTimeline();
         SyncPoint p = timeline.at(1);
-        CompletableFuture<Void> blocked = CompletableFuture.runAsync(() -> p.await(SyncPoint.FOREVER));
+        CompletableFuture<Void> blocked = new CompletableFuture<>();
+        Thread.ofPlatform().daemon().start(() -> {
+            try {
+                p.await(Duration.ofSeconds(30));
+                blocked.complete(null);
+            } catch (Throwable t) {
+                blocked.completeExceptionally(t);
+            }
+        });
         while (timeline.pendingWaits() == 0) {
             Thread.onSpinWait();
         }
@@ -241,7 +249,7 @@ class CpuTimelineTest {
     void anInterruptedAwaitThrowsSyncCancelledAtOnceAndKeepsTheFlag() throws Exception {
         CpuTimeline timeline = new CpuTimeline();
         CompletableFuture<Boolean> flag = new CompletableFuture<>();
-        Thread t = Thread.ofPlatform().start(() -> {
+        Thread t = Thread.ofPlatform().daemon().start(() -> {
             Thread.currentThread().interrupt();
             try {
                 timeline.at(1).await(Duration.ofSeconds(30));
