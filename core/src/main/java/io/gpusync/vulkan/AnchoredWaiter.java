@@ -1,10 +1,14 @@
 package io.gpusync.vulkan;
 
 import io.gpusync.BackendKind;
+import io.gpusync.SyncException;
 import io.gpusync.SyncWaiter;
 import io.gpusync.spi.NativeAnchor;
+import io.gpusync.spi.Timeouts;
+import io.gpusync.spi.WaitLoop;
 
 import java.lang.ref.Reference;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -48,6 +52,30 @@ abstract class AnchoredWaiter implements SyncWaiter {
         } finally {
             Reference.reachabilityFence(this);
         }
+    }
+
+    /**
+     * A blocking wait through {@link WaitLoop} (50 ms slices, its interrupt rule) with the device and the
+     * primitive held; fails fast on a device known to be lost.
+     */
+    final void awaitInSlices(Duration timeout, WaitLoop.Slice slice, Supplier<? extends SyncException> timedOut) {
+        Timeouts.requireValid(timeout);
+        pinned(() -> {
+            state.checkNotLost(toString());
+            WaitLoop.await(timeout, WaitLoop.INTERRUPT_CHECK_NANOS, slice, this, timedOut);
+            return null;
+        });
+    }
+
+    /** A slice's answer for {@code r}: signalled on success, not yet on {@code VK_TIMEOUT}, else the failure. */
+    final boolean sliceResult(int r, String call) {
+        if (r == VkResults.SUCCESS) {
+            return true;
+        }
+        if (r != VkResults.TIMEOUT) {
+            throw state.failure(r, call);
+        }
+        return false;
     }
 
     /**

@@ -6,7 +6,6 @@ import io.gpusync.SyncWaiter;
 import io.gpusync.spi.BlockingWaiter;
 import io.gpusync.spi.NativeAnchor;
 import io.gpusync.spi.Timeouts;
-import io.gpusync.spi.WaitLoop;
 import io.gpusync.spi.WaitSet;
 import io.gpusync.spi.WaitSetMember;
 
@@ -19,7 +18,7 @@ import static io.gpusync.vulkan.VkResults.hex;
  * The waiter of a timeline {@code VkSemaphore} at a value (unsigned).
  *
  * <p>{@link #await} parks in the driver in {@code vkWaitSemaphores}, in slices of at most 50 ms through
- * {@link WaitLoop} (a driver that returns {@code VK_TIMEOUT} early is waited on again for the rest, so a
+ * {@link io.gpusync.spi.WaitLoop} (a driver that returns {@code VK_TIMEOUT} early is waited on again for the rest, so a
  * timeout is never reported early; {@link io.gpusync.SyncPoint#FOREVER} loops until signalled; an interrupt
  * ends the wait within a slice with {@link io.gpusync.SyncCancelledException}, the flag kept set); {@link #isSignaled()} reads the counter with
  * {@code vkGetSemaphoreCounterValue} and compares unsigned. It is a {@link WaitSetMember} of its device's
@@ -40,25 +39,9 @@ final class TimelineSemaphoreWaiter extends AnchoredWaiter implements BlockingWa
 
     @Override
     public void await(Duration timeout) {
-        Timeouts.requireValid(timeout);
-        pinned(() -> {
-            state.checkNotLost(describe());
-            WaitLoop.await(timeout, WaitLoop.INTERRUPT_CHECK_NANOS, this::waitSlice, this,
-                    () -> new SyncTimeoutException(BackendKind.VULKAN, describe() + " not reached within "
-                            + Timeouts.describe(timeout) + " (vkWaitSemaphores returned VK_TIMEOUT)"));
-            return null;
-        });
-    }
-
-    private boolean waitSlice(long nanos) {
-        int r = state.fns.waitSemaphore(semaphore, value, nanos);
-        if (r == VkResults.SUCCESS) {
-            return true;
-        }
-        if (r != VkResults.TIMEOUT) {
-            throw state.failure(r, "vkWaitSemaphores(" + describe() + ")");
-        }
-        return false;
+        awaitInSlices(timeout, nanos -> sliceResult(state.fns.waitSemaphore(semaphore, value, nanos), "vkWaitSemaphores(" + describe() + ")"),
+                () -> new SyncTimeoutException(BackendKind.VULKAN, describe() + " not reached within "
+                        + Timeouts.describe(timeout) + " (vkWaitSemaphores returned VK_TIMEOUT)"));
     }
 
     @Override

@@ -5,7 +5,6 @@ import io.gpusync.SyncTimeoutException;
 import io.gpusync.spi.BlockingWaiter;
 import io.gpusync.spi.NativeAnchor;
 import io.gpusync.spi.Timeouts;
-import io.gpusync.spi.WaitLoop;
 
 import java.time.Duration;
 
@@ -16,7 +15,7 @@ import static io.gpusync.vulkan.VkResults.hex;
  * fence in the same submission ({@link VulkanDevice#binaryPoint(long, long, Ownership)}).
  *
  * <p><b>Blocking.</b> {@link #await} parks in {@code vkWaitForFences} in slices of at most 50 ms through
- * {@link WaitLoop} (an early {@code VK_TIMEOUT} is waited on again for the rest, so a timeout is never
+ * {@link io.gpusync.spi.WaitLoop} (an early {@code VK_TIMEOUT} is waited on again for the rest, so a timeout is never
  * reported early; {@link io.gpusync.SyncPoint#FOREVER} loops until signalled). {@link #isSignaled()} is {@code vkGetFenceStatus}: {@code VK_NOT_READY} → {@code false},
  * {@code VK_ERROR_DEVICE_LOST} → {@link io.gpusync.DeviceLostException}. A fence that the producer resets
  * reads unsignalled again: gpusync never resets it.
@@ -49,25 +48,9 @@ public final class VulkanFenceWaiter extends AnchoredWaiter implements BlockingW
 
     @Override
     public void await(Duration timeout) {
-        Timeouts.requireValid(timeout);
-        pinned(() -> {
-            state.checkNotLost(describe());
-            WaitLoop.await(timeout, WaitLoop.INTERRUPT_CHECK_NANOS, this::waitSlice, this,
-                    () -> new SyncTimeoutException(BackendKind.VULKAN, describe() + " not signalled within "
-                            + Timeouts.describe(timeout) + " (vkWaitForFences returned VK_TIMEOUT)"));
-            return null;
-        });
-    }
-
-    private boolean waitSlice(long nanos) {
-        int r = state.fns.waitForFence(fence, nanos);
-        if (r == VkResults.SUCCESS) {
-            return true;
-        }
-        if (r != VkResults.TIMEOUT) {
-            throw state.failure(r, "vkWaitForFences(" + describe() + ")");
-        }
-        return false;
+        awaitInSlices(timeout, nanos -> sliceResult(state.fns.waitForFence(fence, nanos), "vkWaitForFences(" + describe() + ")"),
+                () -> new SyncTimeoutException(BackendKind.VULKAN, describe() + " not signalled within "
+                        + Timeouts.describe(timeout) + " (vkWaitForFences returned VK_TIMEOUT)"));
     }
 
     @Override
