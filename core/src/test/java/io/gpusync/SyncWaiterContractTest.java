@@ -5,6 +5,8 @@ import org.junit.jupiter.api.Test;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -152,5 +154,23 @@ class SyncWaiterContractTest {
         assertThatThrownBy(() -> new SyncPoint.SyncFd(-1, SyncWaiter.SIGNALLED))
                 .isInstanceOf(SyncInvalidArgumentException.class);
         assertThatThrownBy(() -> new SyncPoint.Wgpu(1, null)).isInstanceOf(NullPointerException.class);
+    }
+
+    @Test
+    void anInterruptedProbeLoopThrowsSyncCancelledPromptlyAndKeepsTheFlag() throws Exception {
+        var never = new TestWaiters.SignalledAfterProbes(Integer.MAX_VALUE);
+        CompletableFuture<Boolean> flag = new CompletableFuture<>();
+        Thread.ofPlatform().start(() -> {
+            Thread.currentThread().interrupt();
+            try {
+                never.await(Duration.ofSeconds(30));
+                flag.completeExceptionally(new AssertionError("returned"));
+            } catch (SyncCancelledException expected) {
+                flag.complete(Thread.currentThread().isInterrupted());
+            } catch (Throwable other) {
+                flag.completeExceptionally(other);
+            }
+        });
+        assertThat(flag.get(5, TimeUnit.SECONDS)).as("interrupt flag kept").isTrue();
     }
 }

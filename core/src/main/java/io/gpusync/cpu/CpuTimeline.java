@@ -23,7 +23,10 @@ import java.util.TreeMap;
  *
  * <p><b>Threading.</b> Thread-safe. Registrations and signals take a short internal lock; completions run
  * on the thread that calls {@code signal}/{@code fail} (callbacks must only hand over — see
- * {@link io.gpusync.spi.SignalListener}), after the lock is released. A registration costs one small node
+ * {@link io.gpusync.spi.SignalListener}), after the lock is released. A listener that throws harms no other
+ * wait: every due registration is completed first, then {@code signal}/{@code fail} rethrows the first
+ * exception (later ones attached as suppressed) to the signalling thread, the timeline's value already
+ * raised. A registration costs one small node
  * (≈40 bytes) and O(log d) time, d being the number of distinct pending values; cancelling one is O(1).
  *
  * <p>Values are unsigned: {@code 0xFFFF_FFFF_FFFF_FFFFL} is the largest. The timeline starts at 0.
@@ -69,6 +72,8 @@ public final class CpuTimeline {
      *
      * @throws SyncInvalidArgumentException if {@code newValue} is lower than the current value
      * @throws SyncException                 (the failure) if the timeline has failed
+     * @throws RuntimeException              the first exception a listener threw, after every due wait was
+     *                                       completed (the value is raised all the same)
      */
     public void signal(long newValue) {
         List<PendingList> due;
@@ -92,15 +97,14 @@ public final class CpuTimeline {
                 list.detach();
             }
         }
-        for (PendingList list : due) {
-            list.fireAll(null);
-        }
+        fireAll(due, null);
     }
 
     /**
      * Fails every pending and later wait with {@code cause} (a {@link SyncException} propagates as it is;
      * anything else is wrapped in a {@link DeviceLostException}). Models device loss; irreversible. A
-     * second call keeps the first failure.
+     * second call keeps the first failure. Like {@link #signal}, rethrows the first exception a listener
+     * threw once every pending wait has been failed.
      */
     public void fail(Throwable cause) {
         Objects.requireNonNull(cause, "cause");
@@ -116,8 +120,23 @@ public final class CpuTimeline {
             pendingCount = 0;
             due.forEach(PendingList::detach);
         }
+        fireAll(due, failure);
+    }
+
+    /**
+     * Completes every registration of {@code due}, whatever some of them throw: a listener's exception never
+     * strands the others. The first one is rethrown once all have run, later ones added to it as suppressed.
+     */
+    private static void fireAll(List<PendingList> due, SyncException error) {
+        Throwable thrown = null;
         for (PendingList list : due) {
-            list.fireAll(failure);
+            thrown = list.fireAll(error, thrown);
+        }
+        if (thrown instanceof RuntimeException re) {
+            throw re;
+        }
+        if (thrown instanceof Error e) {
+            throw e;
         }
     }
 
@@ -223,16 +242,26 @@ public final class CpuTimeline {
             }
         }
 
-        void fireAll(SyncException error) {
+        /** Fires every node; returns {@code thrown} with whatever they threw added (first wins, others suppressed). */
+        Throwable fireAll(SyncException error, Throwable thrown) {
             PendingNode n = head;
             head = null;
             while (n != null) {
                 PendingNode next = n.next;
                 n.prev = null;
                 n.next = null;
-                n.fire(error);
+                try {
+                    n.fire(error);
+                } catch (RuntimeException | Error e) {
+                    if (thrown == null) {
+                        thrown = e;
+                    } else if (thrown != e) {
+                        thrown.addSuppressed(e);
+                    }
+                }
                 n = next;
             }
+            return thrown;
         }
     }
 }

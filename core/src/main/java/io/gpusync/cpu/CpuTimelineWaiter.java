@@ -6,7 +6,7 @@ import io.gpusync.SyncTimeoutException;
 import io.gpusync.SyncWaiter;
 import io.gpusync.spi.BlockingWaiter;
 import io.gpusync.spi.CallbackRegistration;
-import io.gpusync.spi.Deadline;
+import io.gpusync.spi.ParkingListener;
 import io.gpusync.spi.SignalCallbackWaiter;
 import io.gpusync.spi.SignalListener;
 import io.gpusync.spi.Timeouts;
@@ -14,11 +14,11 @@ import io.gpusync.spi.Timeouts;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The waiter of a {@link CpuTimeline} value. {@link #await} parks the calling thread until
- * {@link CpuTimeline#signal} reaches the value (no spinning); {@link #isSignaled()} is one volatile read;
+ * {@link CpuTimeline#signal} reaches the value (no spinning; an interrupt ends it at once with
+ * {@link io.gpusync.SyncCancelledException}, the flag kept set); {@link #isSignaled()} is one volatile read;
  * {@link #onSignal} completes from the signalling thread with no thread waiting. Owns nothing native, so
  * {@link #close()} does nothing. Thread-safe.
  */
@@ -50,38 +50,13 @@ final class CpuTimelineWaiter implements SignalCallbackWaiter, BlockingWaiter {
         if (timeout.isZero()) {
             throw timedOut(timeout);
         }
-        Deadline deadline = Deadline.after(timeout);
-        ParkedThread node = new ParkedThread(target, Thread.currentThread());
+        ParkingListener parked = new ParkingListener();
+        Callback node = new Callback(target, parked, timeline);
         if (!timeline.enqueue(node)) {
             timeline.reached(target); // throws the failure if that is why
             return;
         }
-        try {
-            while (!node.fired) {
-                long left = deadline.remainingNanos();
-                if (left == 0) {
-                    if (timeline.dequeue(node)) {
-                        throw timedOut(timeout);
-                    }
-                    break; // fired concurrently with the deadline: report the outcome
-                }
-                if (left == Long.MAX_VALUE) {
-                    LockSupport.park(this);
-                } else {
-                    LockSupport.parkNanos(this, left);
-                }
-            }
-        } finally {
-            if (!node.fired) {
-                timeline.dequeue(node); // interrupted by an exception: leave nothing registered
-            }
-        }
-        while (!node.fired) {
-            Thread.onSpinWait(); // dequeue lost the race: the signaller is about to set fired
-        }
-        if (node.error != null) {
-            throw node.error;
-        }
+        parked.await(timeout, node::tryCancel, this, () -> timedOut(timeout));
     }
 
     @Override
@@ -124,25 +99,6 @@ final class CpuTimelineWaiter implements SignalCallbackWaiter, BlockingWaiter {
         return "CpuTimelineWaiter[" + timeline + " ≥ " + Long.toUnsignedString(target) + "]";
     }
 
-    /** A thread parked in {@link #await}. */
-    private static final class ParkedThread extends CpuTimeline.PendingNode {
-        private final Thread thread;
-        private volatile boolean fired;
-        private SyncException error;
-
-        ParkedThread(long target, Thread thread) {
-            super(target);
-            this.thread = thread;
-        }
-
-        @Override
-        void fire(SyncException error) {
-            this.error = error;
-            this.fired = true;
-            LockSupport.unpark(thread);
-        }
-    }
-
     /** A listener registered through {@link #onSignal}; cancelling it dequeues it in O(1). */
     private static final class Callback extends CpuTimeline.PendingNode implements CallbackRegistration {
         private final SignalListener listener;
@@ -163,9 +119,14 @@ final class CpuTimelineWaiter implements SignalCallbackWaiter, BlockingWaiter {
             }
         }
 
+        /** @return whether this call dequeued the node (no completion follows) */
+        boolean tryCancel() {
+            return timeline.dequeue(this);
+        }
+
         @Override
         public void cancel() {
-            timeline.dequeue(this);
+            tryCancel();
         }
     }
 }

@@ -100,14 +100,11 @@ public final class EglReusableSync implements AutoCloseable {
     }
 
     private void setStatus(int mode, String name) {
-        claim.enter();
-        try {
+        claim.run(() -> {
             if (PFNEGLSIGNALSYNCKHRPROC.invoke(EglNative.Khr.SIGNAL_SYNC, display, sync, mode) == Egl.EGL_FALSE()) {
                 throw EglNative.eglFailure("eglSignalSyncKHR(" + EglNative.hex(sync) + ", " + name + ")");
             }
-        } finally {
-            claim.exit();
-        }
+        });
     }
 
     /** Drops this producer's hold; the sync is destroyed once the point's waiter is closed too. Idempotent. */

@@ -7,9 +7,9 @@ import io.gpusync.bindings.egl.PFNEGLCLIENTWAITSYNCKHRPROC;
 import io.gpusync.bindings.egl.PFNEGLDESTROYSYNCKHRPROC;
 import io.gpusync.bindings.egl.PFNEGLGETSYNCATTRIBKHRPROC;
 import io.gpusync.spi.BlockingWaiter;
-import io.gpusync.spi.Deadline;
 import io.gpusync.spi.NativeAnchor;
 import io.gpusync.spi.Timeouts;
+import io.gpusync.spi.WaitLoop;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -18,9 +18,11 @@ import java.time.Duration;
 /**
  * The waiter of an {@code EGLSync} (a fence sync of {@code EGL_KHR_fence_sync} or a host-signalled sync of
  * {@code EGL_KHR_reusable_sync}). Needs no GL context: {@link #await} blocks in
- * {@code eglClientWaitSyncKHR} ({@code EGL_FOREVER_KHR} for {@code FOREVER}; a finite wait that returns
- * {@code EGL_TIMEOUT_EXPIRED} before its deadline is repeated with the time left, so timeouts are never
- * early), {@link #isSignaled()} reads {@code eglGetSyncAttribKHR(EGL_SYNC_STATUS)}.
+ * {@code eglClientWaitSyncKHR} in slices of at most 50 ms through {@link WaitLoop} (never
+ * {@code EGL_FOREVER_KHR}: {@code FOREVER} loops; a slice that returns {@code EGL_TIMEOUT_EXPIRED} before the
+ * deadline is followed by another, so timeouts are never early; an interrupt ends the wait within a slice
+ * with {@link io.gpusync.SyncCancelledException}, the flag kept set), {@link #isSignaled()} reads
+ * {@code eglGetSyncAttribKHR(EGL_SYNC_STATUS)}.
  *
  * <p>Waits pass no {@code EGL_SYNC_FLUSH_COMMANDS_BIT}: it would flush whatever context happens to be current
  * on the calling thread, not the fence's; the producer must have flushed after creating a fence sync.
@@ -29,17 +31,13 @@ import java.time.Duration;
  * wait that is woken by {@code eglSignalSyncKHR} returns {@code EGL_FALSE} without setting an error (the
  * driver returns {@code cnd_timedwait}'s {@code thrd_success}, which is 0); (2) the driver checks the status
  * outside the condition variable's mutex, so a signal that lands between the check and the wait is lost; and
- * its {@code EGL_FOREVER_KHR} path does not check the status at all. So reusable syncs are waited on in
- * slices of at most {@value #REUSABLE_SLICE_NANOS} ns (never {@code EGL_FOREVER_KHR}): a lost wake-up costs
- * at most one slice; and {@code EGL_FALSE} with {@code eglGetError() == EGL_SUCCESS} is taken as "woken",
- * confirmed by reading {@code EGL_SYNC_STATUS} (still unsignalled → keep waiting). Consequence: a signal
- * immediately followed by an unsignal may be missed by a waiter; treat reusable syncs as level-triggered.
- * Fence syncs use {@code EGL_FOREVER_KHR} and single timed waits.
+ * its {@code EGL_FOREVER_KHR} path does not check the status at all. The bounded slices mean a lost wake-up
+ * costs at most one slice; and {@code EGL_FALSE} with {@code eglGetError() == EGL_SUCCESS} is taken as
+ * "woken", confirmed by reading {@code EGL_SYNC_STATUS} (still unsignalled → keep waiting). Consequence: a
+ * signal immediately followed by an unsignal may be missed by a waiter; treat reusable syncs as
+ * level-triggered.
  */
 final class EglSyncWaiter implements BlockingWaiter {
-    /** The longest single wait on a reusable sync (bounds Mesa's lost wake-up). */
-    static final long REUSABLE_SLICE_NANOS = 100_000_000L;
-
     private final MemorySegment display;
     private final MemorySegment sync;
     private final NativeAnchor.Claim claim;
@@ -83,53 +81,37 @@ final class EglSyncWaiter implements BlockingWaiter {
     @Override
     public void await(Duration timeout) {
         Timeouts.requireValid(timeout);
-        claim.enter();
-        try {
+        claim.run(() -> {
             MemorySegment fn = EglNative.Khr.require(EglNative.Khr.CLIENT_WAIT_SYNC, "eglClientWaitSyncKHR");
-            boolean forever = Timeouts.isForever(timeout);
-            Deadline deadline = Deadline.after(timeout);
-            while (true) {
-                long ns;
-                if (reusable) {
-                    ns = Math.min(deadline.remainingNanos(), REUSABLE_SLICE_NANOS);
-                } else {
-                    ns = forever ? Egl.EGL_FOREVER_KHR() : deadline.remainingNanos();
-                }
-                int r = PFNEGLCLIENTWAITSYNCKHRPROC.invoke(fn, display, sync, 0, ns);
-                if (r == Egl.EGL_CONDITION_SATISFIED_KHR()) {
-                    return;
-                }
-                if (r == Egl.EGL_FALSE()) {
-                    int error = Egl.eglGetError();
-                    if (!(reusable && error == Egl.EGL_SUCCESS())) {
-                        throw EglNative.eglFailure("eglClientWaitSyncKHR(" + this + ")", error);
-                    }
-                    // Mesa: a woken timed wait on a reusable sync returns EGL_FALSE with no error
-                    if (status() == Egl.EGL_SIGNALED_KHR()) {
-                        return;
-                    }
-                } else if (r != Egl.EGL_TIMEOUT_EXPIRED_KHR()) {
-                    throw EglNative.eglFailure("eglClientWaitSyncKHR(" + this + ") returned 0x"
-                            + Integer.toHexString(r), Egl.eglGetError());
-                }
-                if (!forever && deadline.hasPassed()) {
-                    throw new SyncTimeoutException(BackendKind.OPENGL,
-                            this + " not signalled within " + Timeouts.describe(timeout));
-                }
-            }
-        } finally {
-            claim.exit();
+            WaitLoop.await(timeout, WaitLoop.INTERRUPT_CHECK_NANOS, nanos -> waitSlice(fn, nanos), this,
+                    () -> new SyncTimeoutException(BackendKind.OPENGL,
+                            this + " not signalled within " + Timeouts.describe(timeout)));
+        });
+    }
+
+    private boolean waitSlice(MemorySegment fn, long nanos) {
+        int r = PFNEGLCLIENTWAITSYNCKHRPROC.invoke(fn, display, sync, 0, nanos);
+        if (r == Egl.EGL_CONDITION_SATISFIED_KHR()) {
+            return true;
         }
+        if (r == Egl.EGL_FALSE()) {
+            int error = Egl.eglGetError();
+            if (!(reusable && error == Egl.EGL_SUCCESS())) {
+                throw EglNative.eglFailure("eglClientWaitSyncKHR(" + this + ")", error);
+            }
+            // Mesa: a woken timed wait on a reusable sync returns EGL_FALSE with no error
+            return status() == Egl.EGL_SIGNALED_KHR();
+        }
+        if (r != Egl.EGL_TIMEOUT_EXPIRED_KHR()) {
+            throw EglNative.eglFailure("eglClientWaitSyncKHR(" + this + ") returned 0x"
+                    + Integer.toHexString(r), Egl.eglGetError());
+        }
+        return false;
     }
 
     @Override
     public boolean isSignaled() {
-        claim.enter();
-        try {
-            return status() == Egl.EGL_SIGNALED_KHR();
-        } finally {
-            claim.exit();
-        }
+        return claim.call(() -> status() == Egl.EGL_SIGNALED_KHR());
     }
 
     private int status() {

@@ -86,8 +86,8 @@ public final class GlShareGroup implements AutoCloseable {
 
     /**
      * A point over {@code glsync} that takes ownership of it: {@code glDeleteSync} runs (in a context of this
-     * group, on whichever thread drops the last hold) once the point's waiter is closed or unreachable and
-     * no wait on it is in progress — exactly once.
+     * group, on gpusync's housekeeping thread) once the point's waiter is closed or unreachable and no wait
+     * on it is in progress — exactly once.
      *
      * @throws SyncInvalidArgumentException if {@code glsync} is not a live sync object of this share group
      * @throws IllegalStateException        if this group is closed
@@ -97,7 +97,7 @@ public final class GlShareGroup implements AutoCloseable {
         userClaim.enter(); // held until the sync is deleted
         NativeAnchor anchor;
         try {
-            anchor = NativeAnchor.owned("GLsync " + EglNative.hex(glsync),
+            anchor = NativeAnchor.ownedBlocking("GLsync " + EglNative.hex(glsync),
                     new GlSyncWaiter.Delete(contexts, glsync, userClaim));
         } catch (RuntimeException e) {
             userClaim.exit();
@@ -131,15 +131,15 @@ public final class GlShareGroup implements AutoCloseable {
 
     private void requireSync(MemorySegment glsync) {
         Objects.requireNonNull(glsync, "glsync");
-        enterWait();
-        try (ShareContexts.Binding ignored = contexts.bind()) {
-            if (glsync.equals(MemorySegment.NULL) || Gles.glIsSync(glsync) == 0) {
-                throw new SyncInvalidArgumentException(BackendKind.OPENGL, EglNative.hex(glsync)
-                        + " is not a live GLsync of the share group of context " + EglNative.hex(contexts.producer));
+        duringWait(() -> {
+            try (ShareContexts.Binding ignored = contexts.bind()) {
+                if (glsync.equals(MemorySegment.NULL) || Gles.glIsSync(glsync) == 0) {
+                    throw new SyncInvalidArgumentException(BackendKind.OPENGL, EglNative.hex(glsync)
+                            + " is not a live GLsync of the share group of context " + EglNative.hex(contexts.producer));
+                }
             }
-        } finally {
-            exitWait();
-        }
+            return null;
+        });
     }
 
     ShareContexts contexts() {
@@ -151,16 +151,16 @@ public final class GlShareGroup implements AutoCloseable {
         return contexts.created();
     }
 
-    void enterWait() {
-        try {
-            userClaim.enter();
-        } catch (IllegalStateException e) {
-            throw new IllegalStateException(this + " is closed", e);
+    /**
+     * Runs {@code action} (a wait on a borrowed sync, a validation) with the group's contexts held alive.
+     *
+     * @throws IllegalStateException if this group is closed
+     */
+    <T> T duringWait(java.util.function.Supplier<T> action) {
+        if (userClaim.isClosed()) {
+            throw new IllegalStateException(this + " is closed");
         }
-    }
-
-    void exitWait() {
-        userClaim.exit();
+        return userClaim.call(action);
     }
 
     /**

@@ -6,13 +6,14 @@ import io.gpusync.SyncInvalidArgumentException;
 import io.gpusync.SyncTimeoutException;
 import io.gpusync.bindings.gles.Gles;
 import io.gpusync.spi.BlockingWaiter;
-import io.gpusync.spi.Deadline;
 import io.gpusync.spi.NativeAnchor;
 import io.gpusync.spi.Timeouts;
+import io.gpusync.spi.WaitLoop;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
+import java.util.function.Supplier;
 
 /**
  * The waiter of a {@code GLsync} ({@link io.gpusync.SyncPoint.OpenGLSync} with platform
@@ -22,10 +23,11 @@ import java.time.Duration;
  *
  * <p><b>Timeouts.</b> {@code glClientWaitSync} takes a {@code GLuint64} of nanoseconds and has no
  * "forever" value ({@code GL_TIMEOUT_IGNORED} is for {@code glWaitSync} only, and drivers differ in how they
- * treat huge values — some add it to the clock and overflow). So every wait runs in slices of at most
- * {@value #SLICE_NANOS} ns until its deadline; {@code FOREVER} is a loop of 1-second slices. A slice that
- * returns {@code GL_TIMEOUT_EXPIRED} early (before the deadline) is followed by another one, so a timeout is
- * never reported early.
+ * treat huge values — some add it to the clock and overflow). So every wait runs in slices of at most 50 ms
+ * through {@link WaitLoop} until its deadline; {@code FOREVER} is a loop of slices. A slice that returns
+ * {@code GL_TIMEOUT_EXPIRED} early (before the deadline) is followed by another one, so a timeout is never
+ * reported early; an interrupt ends the wait within a slice with {@link io.gpusync.SyncCancelledException},
+ * the flag kept set.
  *
  * <p><b>Flush rule.</b> {@code GL_SYNC_FLUSH_COMMANDS_BIT} flushes the <em>current</em> context. It is passed
  * only when the calling thread already has the producer context current (then the wait runs on it directly,
@@ -38,8 +40,6 @@ import java.time.Duration;
  * becomes a {@link SyncInvalidArgumentException} instead of undefined behaviour in the driver.
  */
 final class GlSyncWaiter implements BlockingWaiter {
-    static final long SLICE_NANOS = 1_000_000_000L;
-
     private final GlShareGroup group; // keeps the group reachable while this waiter is
     private final ShareContexts contexts;
     private final MemorySegment sync;
@@ -54,7 +54,10 @@ final class GlSyncWaiter implements BlockingWaiter {
         this.claim = anchor.claim(this);
     }
 
-    /** The release action of an owned GLsync: delete it in the share group, then drop the group hold. */
+    /**
+     * The release action of an owned GLsync: delete it in the share group, then drop the group hold. It binds
+     * an EGL context, so its anchor runs it on the housekeeping thread ({@code NativeAnchor.ownedBlocking}).
+     */
     record Delete(ShareContexts contexts, MemorySegment sync, NativeAnchor.Claim groupHold) implements Runnable {
         @Override
         public void run() {
@@ -69,50 +72,48 @@ final class GlSyncWaiter implements BlockingWaiter {
     @Override
     public void await(Duration timeout) {
         Timeouts.requireValid(timeout);
-        enter();
-        try (ShareContexts.Binding b = contexts.bind()) {
-            requireLiveSync();
-            int flags = b.onProducer() ? Gles.GL_SYNC_FLUSH_COMMANDS_BIT() : 0;
-            Deadline deadline = Deadline.after(timeout);
-            while (true) {
-                long slice = Math.min(deadline.remainingNanos(), SLICE_NANOS);
-                int r = Gles.glClientWaitSync(sync, flags, slice);
-                if (r == Gles.GL_ALREADY_SIGNALED() || r == Gles.GL_CONDITION_SATISFIED()) {
-                    return;
-                }
-                if (r != Gles.GL_TIMEOUT_EXPIRED()) {
-                    throw EglNative.glFailure("glClientWaitSync(" + this + ") returned "
-                            + (r == Gles.GL_WAIT_FAILED() ? "GL_WAIT_FAILED" : "0x" + Integer.toHexString(r)));
-                }
-                if (deadline.hasPassed()) {
-                    throw new SyncTimeoutException(BackendKind.OPENGL,
-                            this + " not signalled within " + Timeouts.describe(timeout));
-                }
+        held(() -> {
+            try (ShareContexts.Binding b = contexts.bind()) {
+                requireLiveSync();
+                int flags = b.onProducer() ? Gles.GL_SYNC_FLUSH_COMMANDS_BIT() : 0;
+                WaitLoop.await(timeout, WaitLoop.INTERRUPT_CHECK_NANOS, nanos -> waitSlice(flags, nanos), this,
+                        () -> new SyncTimeoutException(BackendKind.OPENGL,
+                                this + " not signalled within " + Timeouts.describe(timeout)));
             }
-        } finally {
-            exit();
+            return null;
+        });
+    }
+
+    private boolean waitSlice(int flags, long nanos) {
+        int r = Gles.glClientWaitSync(sync, flags, nanos);
+        if (r == Gles.GL_ALREADY_SIGNALED() || r == Gles.GL_CONDITION_SATISFIED()) {
+            return true;
         }
+        if (r != Gles.GL_TIMEOUT_EXPIRED()) {
+            throw EglNative.glFailure("glClientWaitSync(" + this + ") returned "
+                    + (r == Gles.GL_WAIT_FAILED() ? "GL_WAIT_FAILED" : "0x" + Integer.toHexString(r)));
+        }
+        return false;
     }
 
     @Override
     public boolean isSignaled() {
-        enter();
-        try (ShareContexts.Binding ignored = contexts.bind()) {
-            requireLiveSync();
-            MemorySegment value = EglNative.Scratch.get().word;
-            value.set(ValueLayout.JAVA_INT, 0, -1);
-            Gles.glGetSynciv(sync, Gles.GL_SYNC_STATUS(), 1, MemorySegment.NULL, value);
-            int status = value.get(ValueLayout.JAVA_INT, 0);
-            if (status == Gles.GL_SIGNALED()) {
-                return true;
+        return held(() -> {
+            try (ShareContexts.Binding ignored = contexts.bind()) {
+                requireLiveSync();
+                MemorySegment value = EglNative.Scratch.get().word;
+                value.set(ValueLayout.JAVA_INT, 0, -1);
+                Gles.glGetSynciv(sync, Gles.GL_SYNC_STATUS(), 1, MemorySegment.NULL, value);
+                int status = value.get(ValueLayout.JAVA_INT, 0);
+                if (status == Gles.GL_SIGNALED()) {
+                    return true;
+                }
+                if (status == Gles.GL_UNSIGNALED()) {
+                    return false;
+                }
+                throw EglNative.glFailure("glGetSynciv(" + this + ", GL_SYNC_STATUS)");
             }
-            if (status == Gles.GL_UNSIGNALED()) {
-                return false;
-            }
-            throw EglNative.glFailure("glGetSynciv(" + this + ", GL_SYNC_STATUS)");
-        } finally {
-            exit();
-        }
+        });
     }
 
     private void requireLiveSync() {
@@ -123,26 +124,9 @@ final class GlSyncWaiter implements BlockingWaiter {
         }
     }
 
-    private void enter() {
-        claim.enter();
-        if (!owned) {
-            try {
-                group.enterWait();
-            } catch (RuntimeException e) {
-                claim.exit();
-                throw e;
-            }
-        }
-    }
-
-    private void exit() {
-        try {
-            if (!owned) {
-                group.exitWait();
-            }
-        } finally {
-            claim.exit();
-        }
+    /** Runs a wait or probe with the sync (and, for a borrowed one, the group's contexts) held alive. */
+    private <T> T held(Supplier<T> action) {
+        return claim.call(owned ? action : () -> group.duringWait(action));
     }
 
     /** The anchor of the sync object (tests observe its release through it). */

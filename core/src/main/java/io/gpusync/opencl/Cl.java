@@ -4,6 +4,7 @@ import io.gpusync.BackendKind;
 import io.gpusync.SyncInvalidArgumentException;
 import io.gpusync.bindings.opencl.OpenCl;
 import io.gpusync.internal.NativeLibraries;
+import io.gpusync.spi.NativeAnchor;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -20,10 +21,17 @@ final class Cl {
     private static final System.Logger LOG = System.getLogger(Cl.class.getName());
 
     /**
-     * Per-thread out-parameter memory for probes and waits (16 bytes, freed with the thread): a probe must
-     * not allocate native memory on every call. Never used across a nested native call.
+     * Per-thread out-parameter memory for probes (16 bytes, freed with the thread): a probe must not allocate
+     * native memory on every call. Never used across a nested native call.
      */
     private static final ThreadLocal<MemorySegment> SCRATCH =
+            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(16, 8));
+    /**
+     * The event callback's own out-parameter memory: a callback may run on a thread that is inside another
+     * OpenCL call (PoCL calls back inside {@code clSetUserEventStatus} and {@code clSetEventCallback}), whose
+     * arguments must not be overwritten.
+     */
+    private static final ThreadLocal<MemorySegment> UPCALL_SCRATCH =
             ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(16, 8));
 
     private Cl() {
@@ -75,7 +83,15 @@ final class Cl {
 
     /** {@link #status}, or {@code fallback} if the query fails (for paths that must not throw). */
     static int statusOr(MemorySegment event, int fallback) {
-        MemorySegment out = SCRATCH.get();
+        return statusOr(event, fallback, SCRATCH.get());
+    }
+
+    /** {@link #statusOr} for the event callback, in memory of its own. */
+    static int statusInUpcall(MemorySegment event, int fallback) {
+        return statusOr(event, fallback, UPCALL_SCRATCH.get());
+    }
+
+    private static int statusOr(MemorySegment event, int fallback, MemorySegment out) {
         int rc = OpenCl.clGetEventInfo(event, OpenCl.CL_EVENT_COMMAND_EXECUTION_STATUS(), Integer.BYTES, out,
                 MemorySegment.NULL);
         return rc == OpenCl.CL_SUCCESS() ? out.get(ValueLayout.JAVA_INT, 0) : fallback;
@@ -90,13 +106,6 @@ final class Cl {
         return out.get(ValueLayout.JAVA_INT, 0);
     }
 
-    /** {@code clWaitForEvents(1, &event)}: blocks in the driver, no timeout. Returns the raw code. */
-    static int waitForEvent(MemorySegment event) {
-        MemorySegment list = SCRATCH.get();
-        list.set(ValueLayout.ADDRESS, 0, event);
-        return OpenCl.clWaitForEvents(1, list);
-    }
-
     /** Adds a reference ({@code clRetainEvent}). */
     static void retainEvent(MemorySegment event, String what) {
         ClErrors.check(OpenCl.clRetainEvent(event), "clRetainEvent", what);
@@ -106,25 +115,17 @@ final class Cl {
      * The release action of an event anchor: drops one reference. Must not capture a waiter.
      *
      * <p>When the last hold is dropped inside our event callback (a registration completing on a PoCL
-     * worker thread, inside {@code clSetUserEventStatus}, or inside {@code clSetEventCallback}), the
-     * {@code clReleaseEvent} is handed to the housekeeping thread instead of being made there: the spec
-     * permits the call in a callback, but PoCL 3.1 re-locks the event after each callback returns, so
-     * dropping what may be the last reference from inside one would let the driver touch freed memory.
-     * Elsewhere the release runs inline, on the thread that dropped the last hold.
+     * worker thread, inside {@code clSetUserEventStatus}, or inside {@code clSetEventCallback}),
+     * {@link NativeAnchor} hands the {@code clReleaseEvent} to the housekeeping thread: the spec permits the
+     * call in a callback, but PoCL 3.1 re-locks the event after each callback returns, so dropping what may
+     * be the last reference from inside one would let the driver touch freed memory.
      */
     static Runnable releaser(MemorySegment event, String what) {
-        Runnable release = () -> {
+        return () -> {
             int rc = OpenCl.clReleaseEvent(event);
             if (rc != OpenCl.CL_SUCCESS()) {
                 LOG.log(System.Logger.Level.WARNING, "clReleaseEvent failed on " + what + " ("
                         + ClErrors.name(rc) + " = " + rc + ")");
-            }
-        };
-        return () -> {
-            if (ClCallbacks.inUpcall()) {
-                ClCallbacks.housekeeper().execute(release);
-            } else {
-                release.run();
             }
         };
     }

@@ -1,13 +1,12 @@
 package io.gpusync.opencl;
 
 import io.gpusync.BackendKind;
-import io.gpusync.SyncCancelledException;
 import io.gpusync.SyncException;
 import io.gpusync.SyncTimeoutException;
 import io.gpusync.bindings.opencl.OpenCl;
 import io.gpusync.spi.CallbackRegistration;
-import io.gpusync.spi.Deadline;
 import io.gpusync.spi.NativeAnchor;
+import io.gpusync.spi.ParkingListener;
 import io.gpusync.spi.SignalCallbackWaiter;
 import io.gpusync.spi.SignalListener;
 import io.gpusync.spi.Timeouts;
@@ -15,7 +14,6 @@ import io.gpusync.spi.Timeouts;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The waiter of an OpenCL {@code cl_event} ({@link io.gpusync.SyncPoint.OpenCl} without a value). Made by
@@ -27,12 +25,12 @@ import java.util.concurrent.locks.LockSupport;
  *       {@link SyncException} carrying that code (never {@code false}: a failed command never completes).</li>
  *   <li>{@link #onSignal}: {@code clSetEventCallback(event, CL_COMPLETE, …)} through one process-wide upcall
  *       stub; the engine's no-thread path. Already complete (or failed): the listener runs at once.</li>
- *   <li>{@link #await}: {@link Duration#ZERO} probes; {@link io.gpusync.SyncPoint#FOREVER} blocks in
- *       {@code clWaitForEvents} (the driver's own wait, which has no timeout); a finite timeout registers a
- *       callback and parks the thread until it fires or the deadline passes — a timed wait that neither
- *       spins nor polls, never returning before its timeout. A timed-out or interrupted parked wait
- *       cancels its registration; an interrupt ends it with {@link SyncCancelledException} and the
- *       interrupt flag set ({@code clWaitForEvents} cannot be interrupted).</li>
+ *   <li>{@link #await}: {@link Duration#ZERO} probes; any other timeout ({@link io.gpusync.SyncPoint#FOREVER}
+ *       included) registers a callback and parks the thread ({@link ParkingListener}) until it fires or the
+ *       deadline passes — a wait that neither spins nor polls, never returning before its timeout. A
+ *       timed-out or interrupted wait cancels its registration; an interrupt ends it at once with
+ *       {@link io.gpusync.SyncCancelledException} and the interrupt flag set. ({@code clWaitForEvents}, the
+ *       driver's own wait, is not used: it has no timeout and cannot be interrupted.)</li>
  * </ul>
  *
  * <p><b>Why not {@link io.gpusync.spi.BlockingWaiter}.</b> Every finite {@code await} parks, but it does
@@ -74,12 +72,7 @@ public final class OpenClEventWaiter implements SignalCallbackWaiter, io.gpusync
 
     @Override
     public boolean isSignaled() {
-        claim.enter();
-        try {
-            return settled(Cl.status(event, what));
-        } finally {
-            claim.exit();
-        }
+        return claim.call(() -> settled(Cl.status(event, what)));
     }
 
     /** {@code true} when complete, {@code false} while in progress; throws the failure of a negative status. */
@@ -96,80 +89,23 @@ public final class OpenClEventWaiter implements SignalCallbackWaiter, io.gpusync
     @Override
     public void await(Duration timeout) {
         Timeouts.requireValid(timeout);
-        claim.enter();
-        try {
+        claim.run(() -> {
             if (settled(Cl.status(event, what))) {
                 return;
             }
             if (timeout.isZero()) {
                 throw timedOut(timeout);
             }
-            if (Timeouts.isForever(timeout)) {
-                awaitInDriver();
-            } else {
-                awaitParked(timeout);
-            }
-        } finally {
-            claim.exit();
-        }
-    }
-
-    private void awaitInDriver() {
-        int rc = Cl.waitForEvent(event);
-        if (rc == OpenCl.CL_SUCCESS()) {
-            return;
-        }
-        if (rc == OpenCl.CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST()) {
-            int status = Cl.status(event, what);
-            if (status < 0) {
-                throw ClErrors.eventFailed(status, what);
-            }
-        }
-        throw ClErrors.callFailed(rc, "clWaitForEvents", what);
-    }
-
-    private void awaitParked(Duration timeout) {
-        Deadline deadline = Deadline.after(timeout);
-        Parked parked = new Parked(Thread.currentThread());
-        ClCallbacks.Registration registration = ClCallbacks.register(event, claim.anchor(), parked, what);
-        boolean interrupted = false;
-        try {
-            while (!parked.done) {
-                long left = deadline.remainingNanos();
-                if (left == 0) {
-                    if (registration.tryCancel()) {
-                        throw timedOut(timeout);
-                    }
-                    break; // completing concurrently with the deadline: report the outcome
-                }
-                LockSupport.parkNanos(this, left);
-                if (Thread.interrupted()) {
-                    interrupted = true;
-                    if (registration.tryCancel()) {
-                        throw new SyncCancelledException("await on " + what + " was interrupted");
-                    }
-                    break;
-                }
-            }
-        } finally {
-            registration.tryCancel(); // no-op unless an unexpected exception left it pending
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        while (!parked.done) {
-            Thread.onSpinWait(); // the callback removed the registration and is about to hand over
-        }
-        if (parked.error != null) {
-            throw parked.error;
-        }
+            ParkingListener parked = new ParkingListener();
+            ClCallbacks.Registration registration = ClCallbacks.register(event, claim.anchor(), parked, what);
+            parked.await(timeout, registration::tryCancel, what, () -> timedOut(timeout));
+        });
     }
 
     @Override
     public CallbackRegistration onSignal(SignalListener listener) {
         Objects.requireNonNull(listener, "listener");
-        claim.enter();
-        try {
+        return claim.call(() -> {
             int status = Cl.status(event, what);
             if (status == CL_COMPLETE) {
                 listener.signalled();
@@ -180,9 +116,7 @@ public final class OpenClEventWaiter implements SignalCallbackWaiter, io.gpusync
                 return CallbackRegistration.DONE;
             }
             return ClCallbacks.register(event, claim.anchor(), listener, what);
-        } finally {
-            claim.exit();
-        }
+        });
     }
 
     /** The anchor of the event reference (tests observe it). */
@@ -212,29 +146,5 @@ public final class OpenClEventWaiter implements SignalCallbackWaiter, io.gpusync
     @Override
     public String toString() {
         return "OpenClEventWaiter[" + what + (claim.isClosed() ? ", closed" : "") + "]";
-    }
-
-    /** A thread parked in a finite {@link #await}. */
-    private static final class Parked implements SignalListener {
-        private final Thread thread;
-        private SyncException error;
-        private volatile boolean done;
-
-        Parked(Thread thread) {
-            this.thread = thread;
-        }
-
-        @Override
-        public void signalled() {
-            done = true;
-            LockSupport.unpark(thread);
-        }
-
-        @Override
-        public void failed(SyncException error) {
-            this.error = error;
-            done = true;
-            LockSupport.unpark(thread);
-        }
     }
 }

@@ -70,12 +70,7 @@ public final class OpenClUserEvent implements AutoCloseable {
      * @throws IllegalStateException if this user event is closed
      */
     public SyncPoint.OpenCl newPoint() {
-        claim.enter();
-        try {
-            return OpenClEvents.borrowed(event);
-        } finally {
-            claim.exit();
-        }
+        return claim.call(() -> OpenClEvents.borrowed(event));
     }
 
     /**
@@ -106,12 +101,8 @@ public final class OpenClUserEvent implements AutoCloseable {
     }
 
     private void setStatus(int status) {
-        claim.enter();
-        try {
-            ClErrors.check(OpenCl.clSetUserEventStatus(event, status), "clSetUserEventStatus(" + status + ")", what);
-        } finally {
-            claim.exit();
-        }
+        claim.run(() -> ClErrors.check(OpenCl.clSetUserEventStatus(event, status),
+                "clSetUserEventStatus(" + status + ")", what));
     }
 
     /** Drops this object's reference (points keep theirs). Does not change the status. Idempotent. */

@@ -1,52 +1,73 @@
 package io.gpusync.spi;
 
+import io.gpusync.internal.Housekeeping;
+import io.gpusync.internal.UpcallRegistry;
+
 import java.lang.ref.Cleaner;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * The seed's "lifetime anchor": keeps a native primitive alive while anything may still use it and releases
  * it exactly once afterwards.
  *
  * <p>The anchor counts <em>claims</em> (one per waiter view of the primitive: a waiter and every waiter
- * rebound from it) and <em>waits in progress</em>. When the count reaches zero the release action runs, once,
- * on the thread that dropped the last hold; no claim or wait can start after that. Each claim is registered
- * with a {@link Cleaner} on its owning waiter, so a waiter that is never closed still drops its claim when it
- * becomes unreachable.
+ * rebound from it) and <em>waits in progress</em>. When the count reaches zero the release action runs,
+ * once; no claim or wait can start after that. Each claim is registered with a {@link Cleaner} on its owning
+ * waiter, so a waiter that is never closed still drops its claim when it becomes unreachable.
+ *
+ * <p><b>Where the release runs.</b> An {@link #owned} release — a quick, non-blocking destroy call — runs on
+ * the thread that dropped the last hold, except when that thread must not make driver calls: inside a
+ * driver's upcall ({@link UpcallRegistry#inUpcall()}) or on gpusync's {@code Cleaner} thread; it then runs on
+ * gpusync's housekeeping thread. A {@link #ownedBlocking} release (one that may wait: a
+ * {@code vkDeviceWaitIdle}, an EGL context bind) always runs on the housekeeping thread, so it never blocks a
+ * driver thread, an event loop or the {@code Cleaner}. {@link #isReleased()} turns {@code true} when the
+ * last hold drops, possibly just before a moved release has run.
  *
  * <p>The release action must not refer to the owning waiter (that would keep it reachable forever) and must
- * not block on the GPU. A {@linkplain #borrowed borrowed} anchor releases nothing: the caller owns the
- * primitive.
+ * not wait for the GPU without a bound. A {@linkplain #borrowed borrowed} anchor releases nothing: the caller
+ * owns the primitive.
  *
  * <p>Thread-safe and lock-free.
  */
 public final class NativeAnchor {
-    private static final Cleaner CLEANER = Cleaner.create(runnable -> {
-        Thread t = new Thread(runnable, "gpusync-cleaner");
-        t.setDaemon(true);
-        return t;
-    });
+    private static final Cleaner CLEANER = Cleaner.create(CleanerThread::new);
     private static final System.Logger LOG = System.getLogger(NativeAnchor.class.getName());
 
     private final String what;
     private final Runnable release;
+    private final boolean mayBlock;
     private final AtomicLong holds = new AtomicLong(0);
     private volatile boolean released;
     private volatile boolean claimedOnce;
 
-    private NativeAnchor(String what, Runnable release) {
+    private NativeAnchor(String what, Runnable release, boolean mayBlock) {
         this.what = what;
         this.release = release;
+        this.mayBlock = mayBlock;
     }
 
-    /** An anchor whose primitive gpusync owns and releases with {@code release}. */
+    /**
+     * An anchor whose primitive gpusync owns and releases with {@code release}, a quick call that does not
+     * block (see the class comment for the thread it runs on).
+     */
     public static NativeAnchor owned(String what, Runnable release) {
-        return new NativeAnchor(what, java.util.Objects.requireNonNull(release, "release"));
+        return new NativeAnchor(what, Objects.requireNonNull(release, "release"), false);
+    }
+
+    /**
+     * An anchor whose primitive gpusync owns and whose {@code release} may block (waits for the device to
+     * go idle, binds a context): it always runs on gpusync's housekeeping thread.
+     */
+    public static NativeAnchor ownedBlocking(String what, Runnable release) {
+        return new NativeAnchor(what, Objects.requireNonNull(release, "release"), true);
     }
 
     /** An anchor over a borrowed primitive: the caller destroys it, gpusync never does. */
     public static NativeAnchor borrowed(String what) {
-        return new NativeAnchor(what, null);
+        return new NativeAnchor(what, null, false);
     }
 
     /** Whether the primitive has been released (or, for a borrowed one, given up). */
@@ -95,15 +116,29 @@ public final class NativeAnchor {
         if (left == 0) {
             released = true;
             if (release != null) {
-                try {
-                    release.run();
-                } catch (RuntimeException | Error e) {
-                    LOG.log(System.Logger.Level.WARNING, "releasing " + what + " failed", e);
+                if (mayBlock ? !Housekeeping.isCurrentThread()
+                        : UpcallRegistry.inUpcall() || Thread.currentThread() instanceof CleanerThread) {
+                    Housekeeping.execute(this::runRelease);
+                } else {
+                    runRelease();
                 }
             }
         } else if (left < 0) {
             throw new IllegalStateException("unbalanced release of " + what);
         }
+    }
+
+    private void runRelease() {
+        try {
+            release.run();
+        } catch (RuntimeException | Error e) {
+            LOG.log(System.Logger.Level.WARNING, "releasing " + what + " failed", e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "NativeAnchor[" + what + "]";
     }
 
     /**
@@ -139,6 +174,32 @@ public final class NativeAnchor {
             drop();
         }
 
+        /**
+         * Runs {@code action} inside {@link #enter()} / {@link #exit()}: the primitive stays alive until it
+         * returns or throws.
+         *
+         * @throws IllegalStateException if this claim is closed or the primitive released (the action
+         *                               does not run)
+         */
+        public <T> T call(Supplier<T> action) {
+            enter();
+            try {
+                return action.get();
+            } finally {
+                exit();
+            }
+        }
+
+        /** {@link #call} for an action without a result. */
+        public void run(Runnable action) {
+            enter();
+            try {
+                action.run();
+            } finally {
+                exit();
+            }
+        }
+
         /** Whether {@link #close()} has been called (or the owner was cleaned). */
         public boolean isClosed() {
             return closed.get();
@@ -147,6 +208,14 @@ public final class NativeAnchor {
         @Override
         public void close() {
             cleanable.clean();
+        }
+    }
+
+    /** The {@link Cleaner}'s thread: releases dropped here move to the housekeeping thread. */
+    private static final class CleanerThread extends Thread {
+        CleanerThread(Runnable task) {
+            super(task, "gpusync-cleaner");
+            setDaemon(true);
         }
     }
 

@@ -10,7 +10,8 @@ import java.util.concurrent.locks.LockSupport;
  * A blocking wait built from probes alone — the seed's default {@code wait_async}, for waiters whose API
  * has no blocking wait with a timeout: a short busy spin (catches completions microseconds away), then
  * {@link Thread#yield()}s, then sleeps that double from 1 µs up to 1 ms. Errors from
- * {@link SyncWaiter#isSignaled()} end the loop at once (a lost device never loops forever).
+ * {@link SyncWaiter#isSignaled()} end the loop at once (a lost device never loops forever); an interrupt ends
+ * it with {@link io.gpusync.SyncCancelledException} (the rules of {@link WaitLoop}).
  *
  * <p>Blocks the calling thread and burns CPU during the spin phase; the reactor adapter's spin-then-poll
  * scheduler serves probe-only waiters without a thread per wait.
@@ -26,32 +27,39 @@ public final class ProbeLoop {
     /**
      * Probes {@code waiter} until it is signalled or {@code timeout} has passed.
      *
-     * @throws SyncTimeoutException         after {@code timeout} (never earlier)
-     * @throws io.gpusync.SyncException     whatever the probe throws
+     * @throws SyncTimeoutException                 after {@code timeout} (never earlier)
+     * @throws io.gpusync.SyncCancelledException   if the thread is interrupted (the flag stays set)
+     * @throws io.gpusync.SyncException             whatever the probe throws
      */
     public static void await(SyncWaiter waiter, Duration timeout) {
-        Timeouts.requireValid(timeout);
-        if (waiter.isSignaled()) {
-            return;
+        WaitLoop.await(timeout, Long.MAX_VALUE, new Backoff(waiter), waiter,
+                () -> new SyncTimeoutException(waiter.backend(),
+                        waiter + " not signalled within " + Timeouts.describe(timeout)));
+    }
+
+    /** Spin, then yield, then sleep with a doubling step: one slice is one step and one probe. */
+    private static final class Backoff implements WaitLoop.Slice {
+        private final SyncWaiter waiter;
+        private int steps;
+        private long sleep = 1_000L;
+
+        Backoff(SyncWaiter waiter) {
+            this.waiter = waiter;
         }
-        Deadline deadline = Deadline.after(timeout);
-        long sleep = 1_000L;
-        for (int i = 0; ; i++) {
-            if (deadline.hasPassed()) {
-                throw new SyncTimeoutException(waiter.backend(),
-                        waiter + " not signalled within " + Timeouts.describe(timeout));
+
+        @Override
+        public boolean await(long nanos) {
+            if (nanos > 0 && steps++ > 0) { // the first slice probes at once
+                if (steps <= SPINS) {
+                    Thread.onSpinWait();
+                } else if (steps <= SPINS + YIELDS) {
+                    Thread.yield();
+                } else {
+                    LockSupport.parkNanos(this, Math.min(sleep, nanos));
+                    sleep = Math.min(sleep * 2, MAX_SLEEP_NANOS);
+                }
             }
-            if (i < SPINS) {
-                Thread.onSpinWait();
-            } else if (i < SPINS + YIELDS) {
-                Thread.yield();
-            } else {
-                LockSupport.parkNanos(Math.min(sleep, deadline.remainingNanos()));
-                sleep = Math.min(sleep * 2, MAX_SLEEP_NANOS);
-            }
-            if (waiter.isSignaled()) {
-                return;
-            }
+            return waiter.isSignaled();
         }
     }
 }

@@ -7,7 +7,9 @@ import io.gpusync.spi.NativeAnchor;
 
 import java.lang.foreign.MemorySegment;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 
 import static io.gpusync.vulkan.VkResults.hex;
@@ -21,27 +23,42 @@ import static io.gpusync.vulkan.VkResults.hex;
  * it is destroyed) and every wait in progress. When the last hold drops, the wait set's wake-up semaphore
  * is destroyed and then, for a device gpusync created ({@link VulkanContext}), the device itself.
  *
- * <p>One state per device address: {@link #acquire} returns the live state of an address if there is one.
- * Thread-safe.
+ * <p><b>One state per live device.</b> {@link #acquire} shares the state of an address only while a view
+ * of it ({@link VulkanDevice}) is open: the views hold a second anchor, and when the last one is closed (or
+ * collected) the address is retired from the table. A later {@code wrap} of the same address — which may be a
+ * new {@code VkDevice} the application created after destroying the old one, at the same address — then
+ * gets a fresh state (fresh entry points, wait set and "device lost" flag), never a destroyed device's;
+ * waiters of the old state keep theirs until they are closed. Thread-safe.
  */
 final class DeviceState {
-    private static final Map<Long, DeviceState> LIVE = new HashMap<>(); // guarded by LIVE
+    private static final Map<Long, DeviceState> SHARED = new HashMap<>(); // guarded by itself: states with open views
+    private static final Set<DeviceState> UNRELEASED = new HashSet<>(); // guarded by SHARED
 
     final DeviceFunctions fns;
     final NativeAnchor anchor;
     final DeviceWaitSet waitSet;
+    private final NativeAnchor views;
     private final String description;
     private volatile boolean lost;
 
     private DeviceState(DeviceFunctions fns, Runnable afterRelease) {
         this.fns = fns;
-        this.description = "VkDevice " + hex(fns.device.address());
+        long address = fns.device.address();
+        this.description = "VkDevice " + hex(address);
         this.waitSet = new DeviceWaitSet(this);
-        this.anchor = NativeAnchor.owned(description, new Release(fns.device.address(), waitSet, afterRelease));
+        Release release = new Release(address, waitSet, afterRelease);
+        // a device gpusync created is destroyed after vkDeviceWaitIdle: never on the thread that drops the hold
+        this.anchor = afterRelease == null ? NativeAnchor.owned(description, release)
+                : NativeAnchor.ownedBlocking(description, release);
+        this.views = NativeAnchor.owned("views of " + description, new Retire(address, this));
     }
 
-    /** A view's claim on a device state. */
-    record Acquired(DeviceState state, NativeAnchor.Claim claim) {
+    /** A view's claims on a device state: the device itself, and its place among the open views. */
+    record Acquired(DeviceState state, NativeAnchor.Claim claim, NativeAnchor.Claim viewClaim) {
+        void close() {
+            viewClaim.close();
+            claim.close();
+        }
     }
 
     /**
@@ -51,19 +68,36 @@ final class DeviceState {
      * new state, replacing any stale entry for a reused address.
      */
     static Acquired acquire(Object view, Supplier<DeviceFunctions> resolver, long address, Runnable afterRelease) {
-        synchronized (LIVE) {
-            DeviceState existing = LIVE.get(address);
+        synchronized (SHARED) {
+            DeviceState existing = SHARED.get(address);
             if (existing != null && afterRelease == null) {
-                try {
-                    return new Acquired(existing, existing.anchor.claim(view));
-                } catch (IllegalStateException released) {
-                    LIVE.remove(address, existing);
+                Acquired shared = existing.tryClaim(view);
+                if (shared != null) {
+                    return shared;
                 }
+                SHARED.remove(address, existing);
             }
             DeviceState state = new DeviceState(resolver.get(), afterRelease);
-            NativeAnchor.Claim claim = state.anchor.claim(view);
-            LIVE.put(address, state);
-            return new Acquired(state, claim);
+            Acquired acquired = state.tryClaim(view);
+            SHARED.put(address, state);
+            UNRELEASED.add(state);
+            return acquired;
+        }
+    }
+
+    /** Claims for a new view, or {@code null} once every view (or the device) is gone. */
+    private Acquired tryClaim(Object view) {
+        NativeAnchor.Claim viewClaim;
+        try {
+            viewClaim = views.claim(view);
+        } catch (IllegalStateException noOpenView) {
+            return null;
+        }
+        try {
+            return new Acquired(this, anchor.claim(view), viewClaim);
+        } catch (IllegalStateException released) {
+            viewClaim.close();
+            return null;
         }
     }
 
@@ -106,11 +140,12 @@ final class DeviceState {
             try {
                 waitSet.destroyWakeSemaphore();
             } finally {
-                synchronized (LIVE) {
-                    DeviceState s = LIVE.get(address);
+                synchronized (SHARED) {
+                    DeviceState s = SHARED.get(address);
                     if (s != null && s.waitSet == waitSet) {
-                        LIVE.remove(address);
+                        SHARED.remove(address);
                     }
+                    UNRELEASED.removeIf(u -> u.waitSet == waitSet);
                 }
                 if (afterRelease != null) {
                     afterRelease.run();
@@ -119,11 +154,25 @@ final class DeviceState {
         }
     }
 
-    /** For tests: whether gpusync tracks a live state for {@code device}. */
+    /** Runs when the last view of a state is closed: later wraps of the address get a fresh state. */
+    private record Retire(long address, DeviceState state) implements Runnable {
+        @Override
+        public void run() {
+            synchronized (SHARED) {
+                SHARED.remove(address, state);
+            }
+        }
+    }
+
+    /** For tests: whether gpusync tracks an unreleased state for {@code device}. */
     static boolean isLive(MemorySegment device) {
-        synchronized (LIVE) {
-            DeviceState s = LIVE.get(device.address());
-            return s != null && !s.anchor.isReleased();
+        synchronized (SHARED) {
+            for (DeviceState s : UNRELEASED) {
+                if (s.fns.device.address() == device.address() && !s.anchor.isReleased()) {
+                    return true;
+                }
+            }
+            return false;
         }
     }
 }

@@ -12,7 +12,8 @@ package io.gpusync.vulkan;
  *       and after every wait on it has returned; gpusync never destroys it.</li>
  * </ul>
  * Ownership is fixed when the waiter is minted; releasing never blocks on the GPU and runs on the thread
- * that drops the last hold (or gpusync's cleaner thread for forgotten waiters).
+ * that drops the last hold (on gpusync's housekeeping thread when that is a driver's callback thread or
+ * the cleaner, for forgotten waiters).
  */
 public enum Ownership {
     OWNED, BORROWED

@@ -33,7 +33,8 @@ import static io.gpusync.vulkan.VkResults.hex;
  *
  * <p><b>Threading.</b> Thread-safe: submissions are serialised on an internal lock (Vulkan queues are
  * externally synchronised). Submitting never waits for the GPU, so there is nothing to cancel; the last
- * release's {@code vkDeviceWaitIdle} is the only wait, and it runs on the thread that drops the last hold.
+ * release's {@code vkDeviceWaitIdle} is the only wait, and it runs on gpusync's housekeeping thread (never
+ * on the thread that drops the last hold, which may be a driver thread, an event loop or the cleaner).
  *
  * <p><b>Lifetime.</b> {@link #close()} (idempotent) closes {@link #device()}; the {@code VkDevice} and
  * {@code VkInstance} are destroyed — after {@code vkDeviceWaitIdle} — once every waiter minted from the

@@ -19,8 +19,10 @@ import static io.gpusync.vulkan.VkResults.hex;
  * factory of {@link SyncPoint.Vulkan} points and fence waiters on that device.
  *
  * <p>{@link #wrap} resolves the device-level entry points once through {@code vkGetDeviceProcAddr} and
- * caches them per device; wrapping the same device again shares them, and every waiter of the device shares
- * one {@link #waitSet() WaitSet}. Handles are raw, as LWJGL holds them: {@code VkInstance}/{@code VkDevice}
+ * caches them per device; wrapping the same device again while a view of it is open shares them, and every
+ * waiter of the device shares one {@link #waitSet() WaitSet}. Once every view of a device is closed, a new
+ * {@code wrap} of its address starts afresh: a {@code VkDevice} re-created at the same address never
+ * inherits the destroyed one's state. Handles are raw, as LWJGL holds them: {@code VkInstance}/{@code VkDevice}
  * as addresses ({@code long} or {@link MemorySegment}), {@code VkSemaphore}/{@code VkFence} as
  * {@code long}s.
  *
@@ -43,13 +45,14 @@ import static io.gpusync.vulkan.VkResults.hex;
  */
 public final class VulkanDevice implements AutoCloseable {
     final DeviceState state;
+    private final DeviceState.Acquired claims;
     private final NativeAnchor.Claim claim;
 
     private VulkanDevice(MemorySegment instance, MemorySegment device, Runnable afterRelease) {
-        DeviceState.Acquired acquired = DeviceState.acquire(this, () -> DeviceFunctions.resolve(instance, device),
+        this.claims = DeviceState.acquire(this, () -> DeviceFunctions.resolve(instance, device),
                 device.address(), afterRelease);
-        this.state = acquired.state();
-        this.claim = acquired.claim();
+        this.state = claims.state();
+        this.claim = claims.claim();
     }
 
     /**
@@ -223,7 +226,7 @@ public final class VulkanDevice implements AutoCloseable {
     /** Drops this view's hold on the device state (idempotent); see the class comment. */
     @Override
     public void close() {
-        claim.close();
+        claims.close();
     }
 
     private NativeAnchor anchor(Ownership ownership, String what, long semaphore, long fence) {
@@ -235,11 +238,9 @@ public final class VulkanDevice implements AutoCloseable {
 
     /** Runs {@code action} with the device held (this view must be open). */
     <T> T mint(java.util.function.Supplier<T> action) {
-        claim.enter();
         try {
-            return action.get();
+            return claim.call(action);
         } finally {
-            claim.exit();
             Reference.reachabilityFence(this);
         }
     }

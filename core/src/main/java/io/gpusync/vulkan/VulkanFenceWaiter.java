@@ -3,11 +3,9 @@ package io.gpusync.vulkan;
 import io.gpusync.BackendKind;
 import io.gpusync.SyncTimeoutException;
 import io.gpusync.spi.BlockingWaiter;
-import io.gpusync.spi.Deadline;
 import io.gpusync.spi.NativeAnchor;
 import io.gpusync.spi.Timeouts;
 
-import java.lang.ref.Reference;
 import java.time.Duration;
 
 import static io.gpusync.vulkan.VkResults.hex;
@@ -16,14 +14,15 @@ import static io.gpusync.vulkan.VkResults.hex;
  * The waiter of a {@code VkFence} — also the CPU side of a binary-semaphore point whose producer signals a
  * fence in the same submission ({@link VulkanDevice#binaryPoint(long, long, Ownership)}).
  *
- * <p><b>Blocking.</b> {@link #await} parks in {@code vkWaitForFences} ({@link io.gpusync.SyncPoint#FOREVER}
- * → {@code UINT64_MAX}; an early {@code VK_TIMEOUT} is waited on again for the rest, so a timeout is never
- * reported early). {@link #isSignaled()} is {@code vkGetFenceStatus}: {@code VK_NOT_READY} → {@code false},
+ * <p><b>Blocking.</b> {@link #await} parks in {@code vkWaitForFences} in slices of at most 50 ms through
+ * {@link io.gpusync.spi.WaitLoop} (an early {@code VK_TIMEOUT} is waited on again for the rest, so a timeout is never
+ * reported early; {@link io.gpusync.SyncPoint#FOREVER} loops until signalled). {@link #isSignaled()} is {@code vkGetFenceStatus}: {@code VK_NOT_READY} → {@code false},
  * {@code VK_ERROR_DEVICE_LOST} → {@link io.gpusync.DeviceLostException}. A fence that the producer resets
  * reads unsignalled again: gpusync never resets it.
  *
  * <p><b>Threading.</b> Thread-safe: any number of threads may wait and probe (Vulkan allows concurrent
- * waits on a fence). <b>Cancellation:</b> a native wait cannot be interrupted; wait in slices to cancel.
+ * waits on a fence). <b>Cancellation:</b> an interrupt ends a wait within one slice with
+ * {@link io.gpusync.SyncCancelledException}, the interrupt flag kept set.
  *
  * <p><b>Lifetime.</b> As every {@link io.gpusync.SyncWaiter}: an {@linkplain Ownership#OWNED owned} fence
  * (and companion semaphore) is destroyed once this waiter is closed (or unreachable) and no wait on it is
@@ -49,37 +48,14 @@ public final class VulkanFenceWaiter extends AnchoredWaiter implements BlockingW
 
     @Override
     public void await(Duration timeout) {
-        Timeouts.requireValid(timeout);
-        pin();
-        try {
-            state.checkNotLost(describe());
-            Deadline deadline = Deadline.after(timeout);
-            long nanos = Timeouts.toNanos(timeout, DeviceFunctions.INFINITE);
-            while (true) {
-                int r = state.fns.waitForFence(fence, nanos);
-                if (r == VkResults.SUCCESS) {
-                    return;
-                }
-                if (r != VkResults.TIMEOUT) {
-                    throw state.failure(r, "vkWaitForFences(" + describe() + ")");
-                }
-                long left = deadline.remainingNanos();
-                if (left == 0) {
-                    throw new SyncTimeoutException(BackendKind.VULKAN, describe() + " not signalled within "
-                            + Timeouts.describe(timeout) + " (vkWaitForFences returned VK_TIMEOUT)");
-                }
-                nanos = left;
-            }
-        } finally {
-            unpin();
-            Reference.reachabilityFence(this);
-        }
+        awaitInSlices(timeout, nanos -> sliceResult(state.fns.waitForFence(fence, nanos), "vkWaitForFences(" + describe() + ")"),
+                () -> new SyncTimeoutException(BackendKind.VULKAN, describe() + " not signalled within "
+                        + Timeouts.describe(timeout) + " (vkWaitForFences returned VK_TIMEOUT)"));
     }
 
     @Override
     public boolean isSignaled() {
-        pin();
-        try {
+        return pinned(() -> {
             state.checkNotLost(describe());
             int r = state.fns.fenceStatus(fence);
             if (r == VkResults.SUCCESS) {
@@ -89,10 +65,7 @@ public final class VulkanFenceWaiter extends AnchoredWaiter implements BlockingW
                 return false;
             }
             throw state.failure(r, "vkGetFenceStatus(" + describe() + ")");
-        } finally {
-            unpin();
-            Reference.reachabilityFence(this);
-        }
+        });
     }
 
     private String describe() {

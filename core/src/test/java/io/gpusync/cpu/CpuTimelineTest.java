@@ -3,6 +3,7 @@ package io.gpusync.cpu;
 import io.gpusync.BackendKind;
 import io.gpusync.DeviceLostException;
 import io.gpusync.ErrorKind;
+import io.gpusync.SyncCancelledException;
 import io.gpusync.SyncException;
 import io.gpusync.SyncInvalidArgumentException;
 import io.gpusync.SyncPoint;
@@ -198,6 +199,86 @@ class CpuTimelineTest {
             @Override
             public void failed(SyncException error) {
                 failed.set(error);
+            }
+        };
+    }
+
+    @Test
+    void aThrowingListenerStrandsNoOtherWaitAndSignalReportsItAfterAllRan() throws Exception {
+        CpuTimeline timeline = new CpuTimeline();
+        SyncPoint p = timeline.at(1);
+        CompletableFuture<Void> blocked = new CompletableFuture<>();
+        Thread.ofPlatform().daemon().start(() -> {
+            try {
+                p.await(Duration.ofSeconds(30));
+                blocked.complete(null);
+            } catch (Throwable t) {
+                blocked.completeExceptionally(t);
+            }
+        });
+        while (timeline.pendingWaits() == 0) {
+            Thread.onSpinWait();
+        }
+        SignalCallbackWaiter callbacks = (SignalCallbackWaiter) p.waiter();
+        List<String> heard = new ArrayList<>();
+        SignalListener throwing = new SignalListener() {
+            @Override
+            public void signalled() {
+                throw new IllegalStateException("a subscriber's bug");
+            }
+
+            @Override
+            public void failed(SyncException error) {
+                throw new IllegalStateException("a subscriber's bug");
+            }
+        };
+        callbacks.onSignal(throwing);
+        callbacks.onSignal(recording(heard, "other"));
+        callbacks.onSignal(throwing);
+        ((SignalCallbackWaiter) timeline.at(1).waiter()).onSignal(recording(heard, "same value, other waiter"));
+
+        assertThatThrownBy(() -> timeline.signal(1)).isInstanceOf(IllegalStateException.class)
+                .satisfies(e -> assertThat(e.getSuppressed()).hasSize(1));
+        assertThat(heard).containsExactlyInAnyOrder("other", "same value, other waiter");
+        blocked.get(5, TimeUnit.SECONDS);
+        assertThat(timeline.value()).isEqualTo(1);
+        assertThat(timeline.pendingWaits()).isZero();
+    }
+
+    @Test
+    void anInterruptedAwaitThrowsSyncCancelledAtOnceAndKeepsTheFlag() throws Exception {
+        CpuTimeline timeline = new CpuTimeline();
+        CompletableFuture<Boolean> flag = new CompletableFuture<>();
+        Thread t = Thread.ofPlatform().daemon().start(() -> {
+            Thread.currentThread().interrupt();
+            try {
+                timeline.at(1).await(Duration.ofSeconds(30));
+                flag.completeExceptionally(new AssertionError("returned"));
+            } catch (SyncCancelledException expected) {
+                flag.complete(Thread.currentThread().isInterrupted());
+            } catch (Throwable other) {
+                flag.completeExceptionally(other);
+            }
+        });
+        assertThat(flag.get(5, TimeUnit.SECONDS)).as("interrupt flag kept").isTrue();
+        t.join();
+        assertThat(timeline.pendingWaits()).as("nothing left registered").isZero();
+    }
+
+    private static SignalListener recording(List<String> heard, String name) {
+        return new SignalListener() {
+            @Override
+            public void signalled() {
+                synchronized (heard) {
+                    heard.add(name);
+                }
+            }
+
+            @Override
+            public void failed(SyncException error) {
+                synchronized (heard) {
+                    heard.add(name + " failed");
+                }
             }
         };
     }

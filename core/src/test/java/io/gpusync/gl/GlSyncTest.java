@@ -165,6 +165,11 @@ class GlSyncTest {
         waiting.get(60, TimeUnit.SECONDS);
         // NativeAnchor runs its release action once; liveInProducer shows that it really deleted the GLsync
         assertThat(anchor.isReleased()).as("released after the wait").isTrue();
+        // glDeleteSync binds a context, so it runs on the housekeeping thread a moment later
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (liveInProducer(heavy, point) && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
         assertThat(liveInProducer(heavy, point)).as("deleted after the wait").isFalse();
         assertThatThrownBy(() -> point.await(Duration.ZERO)).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(point::isSignaled).isInstanceOf(IllegalStateException.class);

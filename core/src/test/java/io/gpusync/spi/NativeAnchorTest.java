@@ -2,7 +2,12 @@ package io.gpusync.spi;
 
 import org.junit.jupiter.api.Test;
 
+import io.gpusync.internal.UpcallRegistry;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -44,5 +49,47 @@ class NativeAnchorTest {
         anchor.claim(new Object()).close();
         assertThat(anchor.isOwned()).isFalse();
         assertThat(anchor.isReleased()).isTrue(); // given up, nothing was destroyed
+    }
+
+    @Test
+    void aReleaseThatMayBlockRunsOnTheHousekeepingThreadNeverOnTheDroppingThread() throws Exception {
+        CompletableFuture<Thread> ranOn = new CompletableFuture<>();
+        NativeAnchor.Claim claim = NativeAnchor.ownedBlocking("device",
+                () -> ranOn.complete(Thread.currentThread())).claim(new Object());
+        claim.close();
+        Thread releaser = ranOn.get(5, TimeUnit.SECONDS);
+        assertThat(releaser).isNotSameAs(Thread.currentThread());
+        assertThat(releaser.getName()).isEqualTo("gpusync-housekeeping");
+    }
+
+    @Test
+    void aReleaseDroppedInsideADriverUpcallMovesToTheHousekeepingThread() throws Exception {
+        CompletableFuture<Thread> ranOn = new CompletableFuture<>();
+        NativeAnchor.Claim claim = NativeAnchor.owned("event", () -> ranOn.complete(Thread.currentThread()))
+                .claim(new Object());
+        UpcallRegistry<NativeAnchor.Claim> registry = new UpcallRegistry<>("test");
+        long key = registry.register(claim);
+        registry.fire(key, NativeAnchor.Claim::close); // as a driver's callback thread would
+        assertThat(ranOn.get(5, TimeUnit.SECONDS).getName()).isEqualTo("gpusync-housekeeping");
+    }
+
+    @Test
+    void aQuickReleaseRunsInlineOnTheThreadThatDropsTheLastHold() {
+        AtomicReference<Thread> ranOn = new AtomicReference<>();
+        NativeAnchor.owned("semaphore", () -> ranOn.set(Thread.currentThread())).claim(new Object()).close();
+        assertThat(ranOn.get()).isSameAs(Thread.currentThread());
+    }
+
+    @Test
+    void callHoldsThePrimitiveForTheActionAndRefusesOnceClosed() {
+        AtomicInteger releases = new AtomicInteger();
+        NativeAnchor.Claim claim = NativeAnchor.owned("prim", releases::incrementAndGet).claim(new Object());
+        int seen = claim.call(() -> {
+            claim.close(); // a close during the action defers the release
+            return releases.get();
+        });
+        assertThat(seen).isZero();
+        assertThat(releases).hasValue(1);
+        assertThatThrownBy(() -> claim.run(() -> { })).isInstanceOf(IllegalStateException.class);
     }
 }

@@ -145,4 +145,30 @@ class VulkanLifetimeTest {
             assertThat(f.isSignaled()).isTrue();
         }
     }
+
+    @Test
+    void aWrapAfterEveryViewOfAnAddressClosedStartsAFreshStateEvenWhileAnOldWaiterLives() {
+        // The application wraps its device, closes the view, forgets a waiter (not yet collected), destroys
+        // the device and creates another at the same address: the new wrap must not inherit the old state
+        // (its entry points, wait set with a wake-up semaphore of the dead device, "lost" flag).
+        VulkanContext own = Lavapipe.context();
+        long address = own.device().handle().address();
+        VulkanFenceWaiter forgotten = own.device().createFence(false);
+        DeviceState old = own.device().state;
+        own.close(); // the last view of the address: only the forgotten waiter holds the old state now
+        assertThat(DeviceState.isLive(own.device().handle())).isTrue();
+
+        VulkanDevice again = VulkanDevice.wrap(0L, address);
+        try {
+            assertThat(again.state).isNotSameAs(old);
+            assertThat(again.waitSet()).isNotSameAs(old.waitSet);
+            try (VulkanDevice third = VulkanDevice.wrap(0L, address)) {
+                assertThat(third.state).as("views opened together share").isSameAs(again.state);
+            }
+        } finally {
+            again.close();
+            forgotten.close(); // the old state's last hold: its device and instance are destroyed
+        }
+        assertThat(old.anchor.isReleased()).isTrue();
+    }
 }

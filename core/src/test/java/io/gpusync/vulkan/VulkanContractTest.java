@@ -1,0 +1,117 @@
+package io.gpusync.vulkan;
+
+import io.gpusync.SyncPoint;
+import io.gpusync.SyncWaiter;
+import io.gpusync.SyncWaiterContract;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
+
+/**
+ * The backend contract on lavapipe: timeline semaphores signalled from the host, fences and binary
+ * semaphores (with their companion fence) signalled through the queue. All points are owned, so closing
+ * their waiters destroys the handles.
+ */
+class VulkanContractTest {
+    private static VulkanContext ctx;
+    private static VulkanDevice device;
+
+    @BeforeAll
+    static void open() {
+        ctx = Lavapipe.context();
+        device = ctx.device();
+    }
+
+    @AfterAll
+    static void close() {
+        if (ctx != null) {
+            ctx.close();
+        }
+    }
+
+    @Nested
+    class TimelineSemaphore extends SyncWaiterContract {
+        @Override
+        protected Subject newSubject() {
+            SyncPoint.Vulkan zero = device.createTimelineSemaphore(0);
+            SyncPoint one = zero.withValue(1);
+            return new OnceSubject() {
+                @Override
+                public SyncWaiter waiter() {
+                    return one.waiter();
+                }
+
+                @Override
+                protected void doSignal() {
+                    device.hostSignal(zero.semaphore(), 1);
+                }
+
+                @Override
+                public void dropProducerHolds() {
+                    zero.waiter().close();
+                }
+
+                @Override
+                public boolean released() {
+                    return ((AnchoredWaiter) one.waiter()).anchor().isReleased();
+                }
+
+                @Override
+                public void close() {
+                    zero.waiter().close();
+                    one.waiter().close();
+                }
+            };
+        }
+    }
+
+    @Nested
+    class Fence extends SyncWaiterContract {
+        @Override
+        protected Subject newSubject() {
+            VulkanFenceWaiter fence = device.createFence(false);
+            return new OnceSubject() {
+                @Override
+                public SyncWaiter waiter() {
+                    return fence;
+                }
+
+                @Override
+                protected void doSignal() {
+                    ctx.signalFenceOnQueue(fence.fence());
+                }
+
+                @Override
+                public boolean released() {
+                    return fence.anchor().isReleased();
+                }
+            };
+        }
+    }
+
+    @Nested
+    class BinarySemaphoreWithFence extends SyncWaiterContract {
+        @Override
+        protected Subject newSubject() {
+            long semaphore = device.state.fns.createSemaphore(false, 0);
+            long fence = device.state.fns.createFence(false);
+            SyncPoint.Vulkan point = device.binaryPoint(semaphore, fence, Ownership.OWNED);
+            return new OnceSubject() {
+                @Override
+                public SyncWaiter waiter() {
+                    return point.waiter();
+                }
+
+                @Override
+                protected void doSignal() {
+                    ctx.signalBinaryOnQueue(semaphore, fence);
+                }
+
+                @Override
+                public boolean released() {
+                    return ((AnchoredWaiter) point.waiter()).anchor().isReleased();
+                }
+            };
+        }
+    }
+}
