@@ -10,8 +10,6 @@ import io.gpusync.internal.NativeLibraries;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 
 /**
  * The guarded entry to the CUDA driver: {@link #ensure()} turns an absent {@code libcuda.so.1} (or a failing
@@ -178,21 +176,6 @@ final class CudaDriver {
     }
 
     /**
-     * Runs native release work ({@code cuEventDestroy}, {@code cuMemFreeHost}…) now — or, when the calling
-     * thread is a CUDA driver thread inside a host function (where CUDA calls are forbidden), on gpusync's
-     * release thread.
-     */
-    static Runnable offDriverThread(Runnable release) {
-        return () -> {
-            if (HostFunctions.onDriverThread()) {
-                Releaser.EXECUTOR.execute(release);
-            } else {
-                release.run();
-            }
-        };
-    }
-
-    /**
      * Logs a failed release instead of throwing: at WARNING, except when the code says the context is dead (then
      * every release in it fails, which is expected, and the first log record of a JVM costs tens of ms of logging
      * set-up on whatever thread is failing waits) — at DEBUG.
@@ -208,11 +191,4 @@ final class CudaDriver {
         return new SyncNotSupportedException(BackendKind.CUDA, what + " failed: " + cause.getMessage(), cause);
     }
 
-    private static final class Releaser {
-        static final ExecutorService EXECUTOR = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "gpusync-cuda-release");
-            t.setDaemon(true);
-            return t;
-        });
-    }
 }

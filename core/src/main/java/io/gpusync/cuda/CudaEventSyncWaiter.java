@@ -71,7 +71,7 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
     static Runnable destroyAction(MemorySegment event, MemorySegment context) {
         long ev = event.address();
         long ctx = context.address();
-        return CudaDriver.offDriverThread(() -> destroyEvent(MemorySegment.ofAddress(ev), MemorySegment.ofAddress(ctx)));
+        return () -> destroyEvent(MemorySegment.ofAddress(ev), MemorySegment.ofAddress(ctx));
     }
 
     /**
@@ -101,12 +101,7 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
 
     @Override
     public boolean isSignaled() {
-        claim.enter();
-        try {
-            return query();
-        } finally {
-            claim.exit();
-        }
+        return claim.call(() -> query());
     }
 
     /** One {@code cuEventQuery}; retried with the owning context pushed if the driver wants a current one. */
@@ -136,31 +131,26 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
     @Override
     public void await(Duration timeout) {
         Timeouts.requireValid(timeout);
-        claim.enter();
-        try {
-            SpinThenPark.await(new SpinThenPark.Target() {
-                @Override
-                public boolean probe() {
-                    return query();
-                }
-
-                @Override
-                public SpinThenPark.Armed arm(Thread thread) {
-                    SpinThenPark.ParkingSlot slot = new SpinThenPark.ParkingSlot(thread);
-                    try {
-                        slot.withdrawal(wakeup.add(slot));
-                        return slot;
-                    } catch (SyncException e) {
-                        if (e.kind() == io.gpusync.ErrorKind.FATAL) {
-                            throw e;
-                        }
-                        return null; // back off instead
+        claim.run(() -> SpinThenPark.await(new SpinThenPark.Target() {
+                    @Override
+                    public boolean probe() {
+                        return query();
                     }
-                }
-            }, timeout, BackendKind.CUDA, this::toString);
-        } finally {
-            claim.exit();
-        }
+
+                    @Override
+                    public SpinThenPark.Armed arm(Thread thread) {
+                        SpinThenPark.ParkingSlot slot = new SpinThenPark.ParkingSlot(thread);
+                        try {
+                            slot.withdrawal(wakeup.add(slot));
+                            return slot;
+                        } catch (SyncException e) {
+                            if (e.kind() == io.gpusync.ErrorKind.FATAL) {
+                                throw e;
+                            }
+                            return null; // back off instead
+                        }
+                    }
+                }, timeout, BackendKind.CUDA, this::toString));
     }
 
     @Override
@@ -192,22 +182,19 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
     public void waitOnForeignStream(MemorySegment foreignStream) {
         Objects.requireNonNull(foreignStream, "foreignStream");
         CudaDriver.ensure(); // SyncNotSupportedException without a driver
-        claim.enter();
-        try {
-            int r = Cuda.cuStreamWaitEvent(foreignStream, event, 0);
-            if (r == CudaResults.INVALID_CONTEXT && !foreignStream.equals(MemorySegment.NULL)) {
-                try (CudaDriver.Pushed ignored = CudaDriver.Pushed.push(context, "cuStreamWaitEvent")) {
-                    r = Cuda.cuStreamWaitEvent(foreignStream, event, 0);
+        claim.run(() -> {
+                int r = Cuda.cuStreamWaitEvent(foreignStream, event, 0);
+                if (r == CudaResults.INVALID_CONTEXT && !foreignStream.equals(MemorySegment.NULL)) {
+                    try (CudaDriver.Pushed ignored = CudaDriver.Pushed.push(context, "cuStreamWaitEvent")) {
+                        r = Cuda.cuStreamWaitEvent(foreignStream, event, 0);
+                    }
                 }
-            }
-            if (r != CudaResults.SUCCESS) {
-                String what = "cuStreamWaitEvent(stream " + CudaDriver.hex(foreignStream) + ", " + this + ", 0)";
-                throw new SyncNotSupportedException(BackendKind.CUDA, what + " failed: " + CudaResults.name(r)
-                        + " (" + r + ")", CudaResults.exception(r, what));
-            }
-        } finally {
-            claim.exit();
-        }
+                if (r != CudaResults.SUCCESS) {
+                    String what = "cuStreamWaitEvent(stream " + CudaDriver.hex(foreignStream) + ", " + this + ", 0)";
+                    throw new SyncNotSupportedException(BackendKind.CUDA, what + " failed: " + CudaResults.name(r)
+                            + " (" + r + ")", CudaResults.exception(r, what));
+                }
+        });
     }
 
     @Override

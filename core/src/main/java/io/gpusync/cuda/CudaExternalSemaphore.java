@@ -45,7 +45,7 @@ public final class CudaExternalSemaphore implements AutoCloseable {
         long sem = semaphore.address();
         long ctx = context.address();
         this.claim = NativeAnchor.owned("CUexternalSemaphore " + CudaDriver.hex(semaphore),
-                CudaDriver.offDriverThread(() -> destroy(MemorySegment.ofAddress(sem), MemorySegment.ofAddress(ctx))))
+                () -> destroy(MemorySegment.ofAddress(sem), MemorySegment.ofAddress(ctx)))
                 .claim(this);
     }
 

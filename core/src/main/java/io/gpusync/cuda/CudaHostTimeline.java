@@ -146,12 +146,7 @@ public final class CudaHostTimeline implements AutoCloseable {
 
     private SyncPoint.Cuda advance(MemorySegment stream, boolean hostFunction) {
         Objects.requireNonNull(stream, "stream");
-        claim.enter();
-        try {
-            return point(state.advance(stream, hostFunction));
-        } finally {
-            claim.exit();
-        }
+        return claim.call(() -> point(state.advance(stream, hostFunction)));
     }
 
     /**
@@ -159,12 +154,7 @@ public final class CudaHostTimeline implements AutoCloseable {
      * advance writes a value at or above it).
      */
     public SyncPoint.Cuda at(long value) {
-        claim.enter();
-        try {
-            return point(value);
-        } finally {
-            claim.exit();
-        }
+        return claim.call(() -> point(value));
     }
 
     private SyncPoint.Cuda point(long value) {
@@ -173,12 +163,7 @@ public final class CudaHostTimeline implements AutoCloseable {
 
     /** The value the GPU has written so far (acquire read; unsigned). */
     public long completedValue() {
-        claim.enter();
-        try {
-            return state.read();
-        } finally {
-            claim.exit();
-        }
+        return claim.call(() -> state.read());
     }
 
     /** The last value enqueued by an advance (0 before the first). */

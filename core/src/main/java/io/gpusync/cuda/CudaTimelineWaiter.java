@@ -60,46 +60,36 @@ final class CudaTimelineWaiter implements SignalCallbackWaiter, io.gpusync.spi.C
 
     @Override
     public boolean isSignaled() {
-        claim.enter();
-        try {
-            return state.reached(target);
-        } finally {
-            claim.exit();
-        }
+        return claim.call(() -> state.reached(target));
     }
 
     @Override
     public void await(Duration timeout) {
         Timeouts.requireValid(timeout);
-        claim.enter();
-        try {
-            SpinThenPark.await(new SpinThenPark.Target() {
-                @Override
-                public boolean probe() {
-                    return state.reached(target);
-                }
-
-                @Override
-                public SpinThenPark.Armed arm(Thread thread) {
-                    Unparker unparker = new Unparker(thread);
-                    TimelineState.Node node = state.addListener(target, unparker, null);
-                    unparker.node = node;
-                    try {
-                        state.ensureCovered(target);
-                    } catch (SyncException e) {
-                        node.cancel();
-                        if (e.kind() == ErrorKind.FATAL) {
-                            throw e;
-                        }
-                        return null; // back off instead
+        claim.run(() -> SpinThenPark.await(new SpinThenPark.Target() {
+                    @Override
+                    public boolean probe() {
+                        return state.reached(target);
                     }
-                    state.recheck(node);
-                    return unparker;
-                }
-            }, timeout, BackendKind.CUDA, this::toString);
-        } finally {
-            claim.exit();
-        }
+
+                    @Override
+                    public SpinThenPark.Armed arm(Thread thread) {
+                        Unparker unparker = new Unparker(thread);
+                        TimelineState.Node node = state.addListener(target, unparker, null);
+                        unparker.node = node;
+                        try {
+                            state.ensureCovered(target);
+                        } catch (SyncException e) {
+                            node.cancel();
+                            if (e.kind() == ErrorKind.FATAL) {
+                                throw e;
+                            }
+                            return null; // back off instead
+                        }
+                        state.recheck(node);
+                        return unparker;
+                    }
+                }, timeout, BackendKind.CUDA, this::toString));
     }
 
     @Override

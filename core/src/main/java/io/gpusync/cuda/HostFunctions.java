@@ -3,21 +3,20 @@ package io.gpusync.cuda;
 import io.gpusync.SyncException;
 import io.gpusync.bindings.cuda.CUhostFn;
 import io.gpusync.bindings.cuda.Cuda;
+import io.gpusync.internal.UpcallRegistry;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * gpusync's CUDA host functions: <em>one</em> upcall stub for the whole JVM (in the global arena, so it can
  * never be freed while the driver may still call it), and a {@code long} key in {@code userData} that maps to a
- * {@link Slot} in a concurrent map. When the driver runs the host function, the slot is removed and fired;
+ * {@link Slot} in an {@link UpcallRegistry} (the registry OpenCL's callbacks use too). When the driver runs the host function, the slot is removed and fired;
  * cancelling a registration removes its key, so the host function (which still runs later: a launched host
  * function cannot be withdrawn) finds nothing and returns. Whoever removes the key — the host function, the
  * canceller, or {@link #failContext}/{@link #failOwner} — owns the outcome, so each slot fires, fails or is
@@ -33,17 +32,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * best, a deadlock at worst). The upcall therefore only hands over: slots set flags, unpark threads or call a
  * {@link io.gpusync.spi.SignalListener}; nothing here takes a lock that is held across a CUDA call. Native
  * release work that a slot would trigger is moved off the driver thread (see
- * {@link CudaDriver#offDriverThread}). An exception escaping an upcall would crash the JVM, so every throwable
+ * {@code NativeAnchor}, which runs a release triggered inside an upcall on the housekeeping thread). An exception
+ * escaping an upcall would crash the JVM, so every throwable
  * is caught and logged.
  */
 @SuppressWarnings("try") // the pushed-context resource is used for its scope only
 final class HostFunctions {
     private static final System.Logger LOG = System.getLogger(HostFunctions.class.getName());
-    private static final ConcurrentHashMap<Long, Registration> SLOTS = new ConcurrentHashMap<>();
+    private static final UpcallRegistry<Registration> SLOTS = new UpcallRegistry<>("CUDA host function");
     /** Outstanding registrations per context address: what {@link CudaFaultWatch} watches. */
     private static final ConcurrentHashMap<Long, Integer> PER_CONTEXT = new ConcurrentHashMap<>();
-    private static final AtomicLong NEXT_KEY = new AtomicLong(1);
-    private static final ThreadLocal<Boolean> IN_HOST_FUNCTION = new ThreadLocal<>();
 
     private HostFunctions() {
     }
@@ -69,10 +67,9 @@ final class HostFunctions {
      * be the real context, not NULL) and failed when {@code owner} (may be null) closes.
      */
     static long register(MemorySegment context, Object owner, Slot slot) {
-        long key = NEXT_KEY.getAndIncrement();
         long ctx = context.address();
         boolean first = PER_CONTEXT.merge(ctx, 1, Integer::sum) == 1;
-        SLOTS.put(key, new Registration(ctx, owner, slot));
+        long key = SLOTS.register(new Registration(ctx, owner, slot));
         if (first) {
             CudaFaultWatch.watch();
         }
@@ -87,14 +84,18 @@ final class HostFunctions {
     private static Registration remove(long key) {
         Registration r = SLOTS.remove(key);
         if (r != null) {
-            PER_CONTEXT.computeIfPresent(r.context(), (k, n) -> n == 1 ? null : n - 1);
+            uncount(r);
         }
         return r;
     }
 
+    private static void uncount(Registration r) {
+        PER_CONTEXT.computeIfPresent(r.context(), (k, n) -> n == 1 ? null : n - 1);
+    }
+
     /** Registered slots whose host function has neither run nor been cancelled (for tests and leak checks). */
     static int pending() {
-        return SLOTS.size();
+        return SLOTS.pending();
     }
 
     /** The contexts that have registrations outstanding (a snapshot). */
@@ -114,11 +115,11 @@ final class HostFunctions {
 
     private static int failWhere(java.util.function.Predicate<Registration> which, SyncException error) {
         List<Slot> failed = new ArrayList<>();
-        for (Map.Entry<Long, Registration> e : SLOTS.entrySet()) {
-            if (which.test(e.getValue()) && remove(e.getKey()) != null) {
-                failed.add(e.getValue().slot());
+        SLOTS.forEachPending((key, r) -> {
+            if (which.test(r) && remove(key) != null) {
+                failed.add(r.slot());
             }
-        }
+        });
         for (Slot s : failed) {
             try {
                 s.fail(error);
@@ -131,7 +132,7 @@ final class HostFunctions {
 
     /** Whether the calling thread is inside one of gpusync's host functions (a driver thread). */
     static boolean onDriverThread() {
-        return IN_HOST_FUNCTION.get() != null;
+        return UpcallRegistry.inUpcall();
     }
 
     /**
@@ -172,23 +173,12 @@ final class HostFunctions {
         }
     }
 
-    /** The upcall: never throws. */
+    /** The upcall: never throws; releases it triggers move to the housekeeping thread (see NativeAnchor). */
     private static void fire(MemorySegment userData) {
-        try {
-            IN_HOST_FUNCTION.set(Boolean.TRUE);
-            Registration r = remove(userData.address());
-            if (r != null) {
-                r.slot().fire();
-            }
-        } catch (Throwable t) {
-            try {
-                LOG.log(System.Logger.Level.ERROR, "a gpusync CUDA host function failed", t);
-            } catch (Throwable ignored) {
-                // nothing may escape an upcall
-            }
-        } finally {
-            IN_HOST_FUNCTION.remove();
-        }
+        SLOTS.fire(userData.address(), r -> {
+            uncount(r);
+            r.slot().fire();
+        });
     }
 
     /** The one upcall stub, created on first use (only after the driver is loaded). */

@@ -6,6 +6,7 @@ import io.gpusync.SyncException;
 import io.gpusync.SyncTimeoutException;
 import io.gpusync.spi.Deadline;
 import io.gpusync.spi.Timeouts;
+import io.gpusync.spi.WaitLoop;
 
 import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
@@ -98,7 +99,8 @@ final class SpinThenPark {
                 return;
             }
         }
-        if (deadline.hasPassed()) {
+        Duration left = Timeouts.isForever(timeout) ? timeout : Duration.ofNanos(deadline.remainingNanos());
+        if (left.isZero()) {
             if (target.probe()) {
                 return;
             }
@@ -106,29 +108,28 @@ final class SpinThenPark {
         }
         Armed armed = target.arm(Thread.currentThread());
         try {
-            long slice = armed != null ? ARMED_FIRST_SLICE_NANOS : BACKOFF_FIRST_NANOS;
-            long maxSlice = armed != null ? ARMED_MAX_SLICE_NANOS : BACKOFF_MAX_NANOS;
-            while (true) {
-                if (armed != null) {
-                    if (armed.fired()) {
-                        return;
+            // the re-wait loop (interrupt rule, never early) of every blocking wait; each slice parks at most the
+            // current probe interval, which doubles: the armed wake-up or the fault watch usually ends it first
+            long[] interval = {armed != null ? ARMED_FIRST_SLICE_NANOS : BACKOFF_FIRST_NANOS};
+            long maxInterval = armed != null ? ARMED_MAX_SLICE_NANOS : BACKOFF_MAX_NANOS;
+            WaitLoop.await(left, Long.MAX_VALUE, nanos -> {
+                if (woken(armed)) {
+                    return true;
+                }
+                if (nanos > 0) {
+                    LockSupport.parkNanos(target, Math.min(nanos, interval[0]));
+                    interval[0] = nextSlice(interval[0], maxInterval);
+                    if (woken(armed)) {
+                        return true;
                     }
-                    SyncException failure = armed.failure();
-                    if (failure != null) {
-                        throw failure;
-                    }
                 }
-                if (target.probe()) {
-                    return;
+                return target.probe();
+            }, new Object() {
+                @Override
+                public String toString() {
+                    return what.get();
                 }
-                long left = deadline.remainingNanos();
-                if (left == 0) {
-                    throw timedOut(backend, what, timeout);
-                }
-                checkInterrupt(what);
-                LockSupport.parkNanos(target, Math.min(left, slice));
-                slice = nextSlice(slice, maxSlice);
-            }
+            }, () -> timedOut(backend, what, timeout));
         } finally {
             if (armed != null) {
                 armed.cancel();
@@ -136,9 +137,24 @@ final class SpinThenPark {
         }
     }
 
+    /** Whether the armed wake-up has fired; throws the error it was failed with. */
+    private static boolean woken(Armed armed) {
+        if (armed == null) {
+            return false;
+        }
+        if (armed.fired()) {
+            return true;
+        }
+        SyncException failure = armed.failure();
+        if (failure != null) {
+            throw failure;
+        }
+        return false;
+    }
+
     private static void checkInterrupt(Supplier<String> what) {
         if (Thread.currentThread().isInterrupted()) {
-            throw new SyncCancelledException("wait on " + what.get() + " cancelled: the waiting thread was interrupted");
+            throw WaitLoop.cancelled(what.get());
         }
     }
 

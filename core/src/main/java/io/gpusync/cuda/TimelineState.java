@@ -460,7 +460,7 @@ final class TimelineState {
 
     /** The anchor's release action: captures this state only. */
     Runnable releaseAction() {
-        return CudaDriver.offDriverThread(this::release);
+        return this::release; // NativeAnchor moves it off a driver thread or the Cleaner
     }
 
     /**

@@ -55,6 +55,11 @@ public final class UpcallRegistry<S> {
         return slots.remove(key) != null;
     }
 
+    /** Removes {@code key}. @return its slot if this call removed it (the caller now owns it), else null */
+    public S remove(long key) {
+        return slots.remove(key);
+    }
+
     /** Removes {@code key} if it still maps to {@code slot}. @return whether this call removed it: the caller now completes it */
     public boolean take(long key, S slot) {
         return slots.remove(key, slot);
