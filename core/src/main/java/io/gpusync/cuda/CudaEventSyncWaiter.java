@@ -141,7 +141,8 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
                     public SpinThenPark.Armed arm(Thread thread) {
                         SpinThenPark.ParkingSlot slot = new SpinThenPark.ParkingSlot(thread);
                         try {
-                            slot.withdrawal(wakeup.add(slot));
+                            EventWakeup.Withdrawal w = wakeup.add(slot);
+                            slot.withdrawal(w::withdraw);
                             return slot;
                         } catch (SyncException e) {
                             if (e.kind() == io.gpusync.ErrorKind.FATAL) {
@@ -210,6 +211,11 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
     /** The owning context. */
     MemorySegment context() {
         return context;
+    }
+
+    /** Whether the native object behind this waiter has been released (tests). */
+    boolean released() {
+        return claim.anchor().isReleased();
     }
 
     @Override

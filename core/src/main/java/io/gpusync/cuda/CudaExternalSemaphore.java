@@ -96,21 +96,7 @@ public final class CudaExternalSemaphore implements AutoCloseable {
      * @param stream a stream of this semaphore's context; NULL: that context's legacy default stream
      */
     public void waitAsync(MemorySegment stream, long value) {
-        Objects.requireNonNull(stream, "stream");
-        claim.enter();
-        try (CudaDriver.Pushed ignored = CudaDriver.Pushed.push(context, "CudaExternalSemaphore.waitAsync");
-             Arena arena = Arena.ofConfined()) {
-            MemorySegment params = CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS.allocate(arena);
-            params.fill((byte) 0);
-            CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st.params.fence.value(
-                    CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st.params.fence(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st.params(params)),
-                    value);
-            MemorySegment sems = arena.allocateFrom(ValueLayout.ADDRESS, semaphore);
-            CudaResults.check(Cuda.cuWaitExternalSemaphoresAsync(sems, params, 1, stream),
-                    "cuWaitExternalSemaphoresAsync(" + this + ", value " + Long.toUnsignedString(value) + ")");
-        } finally {
-            claim.exit();
-        }
+        enqueue(stream, value, false);
     }
 
     /**
@@ -120,21 +106,35 @@ public final class CudaExternalSemaphore implements AutoCloseable {
      * @param stream a stream of this semaphore's context; NULL: that context's legacy default stream
      */
     public void signalAsync(MemorySegment stream, long value) {
+        enqueue(stream, value, true);
+    }
+
+    /** {@code cuSignalExternalSemaphoresAsync} or {@code cuWaitExternalSemaphoresAsync} of this semaphore at {@code value}. */
+    private void enqueue(MemorySegment stream, long value, boolean signal) {
         Objects.requireNonNull(stream, "stream");
-        claim.enter();
-        try (CudaDriver.Pushed ignored = CudaDriver.Pushed.push(context, "CudaExternalSemaphore.signalAsync");
-             Arena arena = Arena.ofConfined()) {
-            MemorySegment params = CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS.allocate(arena);
-            params.fill((byte) 0);
-            CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st.params.fence.value(
-                    CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st.params.fence(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st.params(params)),
-                    value);
-            MemorySegment sems = arena.allocateFrom(ValueLayout.ADDRESS, semaphore);
-            CudaResults.check(Cuda.cuSignalExternalSemaphoresAsync(sems, params, 1, stream),
-                    "cuSignalExternalSemaphoresAsync(" + this + ", value " + Long.toUnsignedString(value) + ")");
-        } finally {
-            claim.exit();
-        }
+        String what = signal ? "CudaExternalSemaphore.signalAsync" : "CudaExternalSemaphore.waitAsync";
+        claim.run(() -> {
+            try (CudaDriver.Pushed ignored = CudaDriver.Pushed.push(context, what);
+                 Arena arena = Arena.ofConfined()) {
+                MemorySegment sems = arena.allocateFrom(ValueLayout.ADDRESS, semaphore);
+                int r;
+                if (signal) {
+                    MemorySegment params = CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS.allocate(arena);
+                    params.fill((byte) 0);
+                    CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st.params.fence.value(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st
+                            .params.fence(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st.params(params)), value);
+                    r = Cuda.cuSignalExternalSemaphoresAsync(sems, params, 1, stream);
+                } else {
+                    MemorySegment params = CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS.allocate(arena);
+                    params.fill((byte) 0);
+                    CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st.params.fence.value(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st
+                            .params.fence(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st.params(params)), value);
+                    r = Cuda.cuWaitExternalSemaphoresAsync(sems, params, 1, stream);
+                }
+                CudaResults.check(r, (signal ? "cuSignalExternalSemaphoresAsync(" : "cuWaitExternalSemaphoresAsync(")
+                        + this + ", value " + Long.toUnsignedString(value) + ")");
+            }
+        });
     }
 
     /** The {@code CUexternalSemaphore} handle. */

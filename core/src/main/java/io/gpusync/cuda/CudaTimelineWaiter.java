@@ -13,7 +13,6 @@ import io.gpusync.spi.Timeouts;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The waiter of a {@link CudaHostTimeline} value (a {@link io.gpusync.SyncPoint.Cuda} with a value).
@@ -74,9 +73,9 @@ final class CudaTimelineWaiter implements SignalCallbackWaiter, io.gpusync.spi.C
 
                     @Override
                     public SpinThenPark.Armed arm(Thread thread) {
-                        Unparker unparker = new Unparker(thread);
+                        SpinThenPark.ParkingSlot unparker = new SpinThenPark.ParkingSlot(thread);
                         TimelineState.Node node = state.addListener(target, unparker, null);
-                        unparker.node = node;
+                        unparker.withdrawal(node::cancel);
                         try {
                             state.ensureCovered(target);
                         } catch (SyncException e) {
@@ -129,6 +128,11 @@ final class CudaTimelineWaiter implements SignalCallbackWaiter, io.gpusync.spi.C
         return Optional.of(new CudaTimelineWaiter(state, anchor, value));
     }
 
+    /** Whether the native object behind this waiter has been released (tests). */
+    boolean released() {
+        return claim.anchor().isReleased();
+    }
+
     @Override
     public void close() {
         claim.close();
@@ -138,47 +142,5 @@ final class CudaTimelineWaiter implements SignalCallbackWaiter, io.gpusync.spi.C
     public String toString() {
         return "CudaTimelineWaiter[word " + CudaDriver.hex(state.word) + " ≥ " + Long.toUnsignedString(target)
                 + ", context " + CudaDriver.hex(state.context) + "]";
-    }
-
-    /** An await's wake-up: a listener that unparks the waiting thread. */
-    private static final class Unparker implements SignalListener, SpinThenPark.Armed {
-        private final Thread thread;
-        private volatile boolean fired;
-        private volatile SyncException failure;
-        volatile TimelineState.Node node;
-
-        Unparker(Thread thread) {
-            this.thread = thread;
-        }
-
-        @Override
-        public void signalled() {
-            fired = true;
-            LockSupport.unpark(thread);
-        }
-
-        @Override
-        public void failed(SyncException error) {
-            failure = error;
-            LockSupport.unpark(thread);
-        }
-
-        @Override
-        public boolean fired() {
-            return fired;
-        }
-
-        @Override
-        public SyncException failure() {
-            return failure;
-        }
-
-        @Override
-        public void cancel() {
-            TimelineState.Node n = node;
-            if (n != null) {
-                n.cancel();
-            }
-        }
     }
 }

@@ -88,7 +88,12 @@ final class EventWakeup implements HostFunctions.Slot {
         armed.set(false);
         for (Waker w : wakers) {
             if (wakers.remove(w)) {
-                w.fire();
+                try {
+                    w.fire();
+                } catch (RuntimeException | Error t) { // one throwing listener must not strand the others
+                    System.getLogger(EventWakeup.class.getName()).log(System.Logger.Level.WARNING,
+                            "a CUDA event waker threw", t);
+                }
             }
         }
     }

@@ -162,19 +162,33 @@ final class SpinThenPark {
         return new SyncTimeoutException(backend, what.get() + " not signalled within " + Timeouts.describe(timeout));
     }
 
-    /** An {@link Armed} that the event's shared host function ({@link EventWakeup}) completes by unparking one thread. */
-    static final class ParkingSlot implements EventWakeup.Waker, Armed {
+    /**
+     * An {@link Armed} that unparks one thread: an event's waker ({@link EventWakeup}) or a timeline listener
+     * (a {@link io.gpusync.spi.SignalListener}).
+     */
+    static final class ParkingSlot implements EventWakeup.Waker, io.gpusync.spi.SignalListener, Armed {
         private final Thread thread;
         private volatile boolean fired;
         private volatile SyncException failure;
-        private volatile EventWakeup.Withdrawal withdrawal;
+        private volatile Runnable withdrawal;
 
         ParkingSlot(Thread thread) {
             this.thread = thread;
         }
 
-        void withdrawal(EventWakeup.Withdrawal w) {
+        /** What {@link #cancel()} runs to withdraw the registration (an event waker's, a timeline listener's). */
+        void withdrawal(Runnable w) {
             this.withdrawal = w;
+        }
+
+        @Override
+        public void signalled() {
+            fire();
+        }
+
+        @Override
+        public void failed(SyncException error) {
+            fail(error);
         }
 
         @Override
@@ -201,9 +215,9 @@ final class SpinThenPark {
 
         @Override
         public void cancel() {
-            EventWakeup.Withdrawal w = withdrawal;
+            Runnable w = withdrawal;
             if (w != null) {
-                w.withdraw();
+                w.run();
             }
         }
     }

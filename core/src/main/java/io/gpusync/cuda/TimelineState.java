@@ -334,7 +334,11 @@ final class TimelineState {
 
     private void completeUpTo(long value) {
         for (Node n : listeners.headMap(new Node(value, Long.MAX_VALUE, null), true).keySet()) {
-            n.complete(null);
+            try {
+                n.complete(null);
+            } catch (RuntimeException | Error t) { // one throwing listener must not strand the others
+                LOG.log(System.Logger.Level.WARNING, "a CUDA timeline listener threw", t);
+            }
         }
     }
 

@@ -42,18 +42,11 @@ class CudaReleasePathsGpuTest {
         MemorySegment ctx = primaryContext();
         push(ctx);
         MemorySegment gate = mappedWord();
-        MemorySegment gated = stream();
         MemorySegment free = stream();
+        warmUpReleasePaths(ctx, free); // the measured release below is a warm one, as in a server
+        CudaTestSupport.GatedStream gatedStream = new CudaTestSupport.GatedStream(ctx, gate);
+        MemorySegment gated = gatedStream.stream;
         try {
-            long gateDevice;
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment p = arena.allocate(ValueLayout.JAVA_LONG);
-                check(Cuda.cuMemHostGetDevicePointer_v2(p, gate, 0), "cuMemHostGetDevicePointer");
-                gateDevice = p.get(ValueLayout.JAVA_LONG, 0);
-            }
-            warmUpReleasePaths(ctx, free); // the measured release below is a warm one, as in a server
-            check(Cuda.cuStreamWaitValue64_v2(gated, gateDevice, 1, Cuda.CU_STREAM_WAIT_VALUE_GEQ()),
-                    "cuStreamWaitValue64_v2(gate)");
             // a timeline whose value has landed (the old code freed its word with cuMemFreeHost: a hang here) ...
             CudaHostTimeline landed = CudaHostTimeline.create(ctx);
             SyncPoint.Cuda done = landed.advance(free);
@@ -108,9 +101,8 @@ class CudaReleasePathsGpuTest {
             assertThat(PinnedReaper.buried()).isZero();
             assertThat(pool.freeWords()).isEqualTo(freeBefore + 2);
         } finally {
-            gate.set(ValueLayout.JAVA_LONG, 0, 1L);
-            sync(gated);
-            check(Cuda.cuStreamDestroy_v2(gated), "cuStreamDestroy");
+            gatedStream.close();
+            sync(free);
             check(Cuda.cuStreamDestroy_v2(free), "cuStreamDestroy");
             pop();
         }
@@ -121,17 +113,10 @@ class CudaReleasePathsGpuTest {
         assumeCuda();
         MemorySegment ctx = primaryContext();
         push(ctx);
-        MemorySegment gate = mappedWord();
-        MemorySegment gated = stream();
+        CudaTestSupport.GatedStream gatedStream = new CudaTestSupport.GatedStream(ctx, mappedWord());
+        MemorySegment gated = gatedStream.stream;
+        MemorySegment gate = gatedStream.gate;
         try {
-            long gateDevice;
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment p = arena.allocate(ValueLayout.JAVA_LONG);
-                check(Cuda.cuMemHostGetDevicePointer_v2(p, gate, 0), "cuMemHostGetDevicePointer");
-                gateDevice = p.get(ValueLayout.JAVA_LONG, 0);
-            }
-            check(Cuda.cuStreamWaitValue64_v2(gated, gateDevice, 1, Cuda.CU_STREAM_WAIT_VALUE_GEQ()),
-                    "cuStreamWaitValue64_v2(gate)");
             SyncPoint.CudaEvent event = CudaEvents.record(gated, ctx);
             int before = HostFunctions.pending();
             for (int i = 0; i < 300; i++) { // the seed's waiter thread: short native waits, over and over
@@ -149,9 +134,7 @@ class CudaReleasePathsGpuTest {
             waiting.get(10, TimeUnit.SECONDS);
             event.waiter().close();
         } finally {
-            gate.set(ValueLayout.JAVA_LONG, 0, 1L);
-            sync(gated);
-            check(Cuda.cuStreamDestroy_v2(gated), "cuStreamDestroy");
+            gatedStream.close();
             pop();
         }
     }

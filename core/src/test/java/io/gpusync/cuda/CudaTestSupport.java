@@ -162,4 +162,48 @@ final class CudaTestSupport {
     static void sync(MemorySegment stream) {
         check(Cuda.cuStreamSynchronize(stream), "cuStreamSynchronize");
     }
+
+    /**
+     * A new non-blocking stream of {@code ctx} held back by a host gate: {@code cuStreamWaitValue64(gate ≥ 1)} is
+     * its first command, so everything enqueued on it waits until {@link #open()} stores 1 into the gate. The gate
+     * word is the caller's (allocate gates before any stream is gated: {@code cuMemHostAlloc} waits for the device).
+     */
+    static final class GatedStream {
+        final MemorySegment ctx;
+        final MemorySegment gate;
+        final MemorySegment stream;
+
+        GatedStream(MemorySegment ctx, MemorySegment gate) {
+            this.ctx = ctx;
+            this.gate = gate;
+            gate.set(ValueLayout.JAVA_LONG, 0, 0L);
+            push(ctx);
+            try (Arena arena = Arena.ofConfined()) {
+                stream = stream();
+                MemorySegment p = arena.allocate(ValueLayout.JAVA_LONG);
+                check(Cuda.cuMemHostGetDevicePointer_v2(p, gate, 0), "cuMemHostGetDevicePointer");
+                check(Cuda.cuStreamWaitValue64_v2(stream, p.get(ValueLayout.JAVA_LONG, 0), 1,
+                        Cuda.CU_STREAM_WAIT_VALUE_GEQ()), "cuStreamWaitValue64_v2(gate)");
+            } finally {
+                pop();
+            }
+        }
+
+        /** Opens the gate (a host store): the stream runs on. */
+        void open() {
+            gate.set(ValueLayout.JAVA_LONG, 0, 1L);
+        }
+
+        /** Opens the gate, drains and destroys the stream. */
+        void close() {
+            open();
+            push(ctx);
+            try {
+                sync(stream);
+                check(Cuda.cuStreamDestroy_v2(stream), "cuStreamDestroy");
+            } finally {
+                pop();
+            }
+        }
+    }
 }
