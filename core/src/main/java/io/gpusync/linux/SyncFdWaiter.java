@@ -6,13 +6,16 @@ import io.gpusync.spi.BlockingWaiter;
 import io.gpusync.spi.NativeAnchor;
 import io.gpusync.spi.ReadableFdWaiter;
 import io.gpusync.spi.Timeouts;
+import io.gpusync.spi.WaitLoop;
 
 import java.time.Duration;
 
 /**
  * The waiter of a {@link io.gpusync.SyncPoint.SyncFd}: signalled when its fd is readable. {@link #await}
- * blocks in {@code poll(2)} (EINTR-safe, millisecond granularity rounded up), {@link #isSignaled()} polls
- * with 0. Engines watch {@link #leaseReadableFd()} with epoll instead. Thread-safe; the fd is closed (if
+ * blocks in {@code poll(2)} slices of at most {@link WaitLoop#INTERRUPT_CHECK_NANOS} (EINTR-safe, millisecond
+ * granularity rounded up) through the {@link WaitLoop}, so an interrupted thread ends its wait with
+ * {@link io.gpusync.SyncCancelledException} within one slice and keeps its flag; {@link #isSignaled()} polls
+ * with 0. A hang-up without data or an error condition on the fd fails the wait (FATAL), never a timeout. Engines watch {@link #leaseReadableFd()} with epoll instead. Thread-safe; the fd is closed (if
  * owned) once this waiter is closed or unreachable and no wait is in progress.
  */
 final class SyncFdWaiter implements ReadableFdWaiter, BlockingWaiter {
@@ -27,25 +30,14 @@ final class SyncFdWaiter implements ReadableFdWaiter, BlockingWaiter {
     @Override
     public void await(Duration timeout) {
         Timeouts.requireValid(timeout);
-        claim.enter();
-        try {
-            if (!FdPoll.readable(fd, timeout)) {
-                throw new SyncTimeoutException(BackendKind.LINUX,
-                        "fd " + fd + " not readable within " + Timeouts.describe(timeout));
-            }
-        } finally {
-            claim.exit();
-        }
+        claim.run(() -> WaitLoop.await(timeout, WaitLoop.INTERRUPT_CHECK_NANOS, nanos -> FdPoll.readable(fd, nanos),
+                this, () -> new SyncTimeoutException(BackendKind.LINUX,
+                        "fd " + fd + " not readable within " + Timeouts.describe(timeout))));
     }
 
     @Override
     public boolean isSignaled() {
-        claim.enter();
-        try {
-            return FdPoll.readable(fd, Duration.ZERO);
-        } finally {
-            claim.exit();
-        }
+        return claim.call(() -> FdPoll.readable(fd, 0));
     }
 
     @Override
