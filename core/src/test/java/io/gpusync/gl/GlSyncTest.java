@@ -29,9 +29,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** {@code GLsync} points, waited on from other threads through the share group's pooled contexts (Mesa llvmpipe). */
 class GlSyncTest {
-    /** ≈ 0.3–1 s of llvmpipe work: 20 flushed clears of a 4096² pbuffer. */
+    /** Flushed clears of a 4096² pbuffer: 20 take ≈ 0.3–1 s on llvmpipe, a real GPU needs many more. */
     private static final int HEAVY_SIZE = 4096;
-    private static final int HEAVY_CLEARS = 20;
+    /** How long a "busy" fence should stay unsignalled at least, so 20 ms timeouts and probes see it busy. */
+    private static final Duration HEAVY_AT_LEAST = Duration.ofMillis(200);
+    private static int HEAVY_CLEARS = 20;
 
     private static EglProducer producer;
     private static EglProducer heavy;
@@ -42,6 +44,15 @@ class GlSyncTest {
         heavy = GlTestSupport.producer(HEAVY_SIZE, HEAVY_SIZE);
         producer.fence(1).await(Duration.ofSeconds(30)); // warm-up (llvmpipe compiles its clear shaders)
         heavy.fence(1).await(Duration.ofSeconds(30));
+        // calibrate: double the clears until one busy fence takes long enough on this driver (a GPU is fast)
+        while (HEAVY_CLEARS < 100_000) {
+            long t0 = System.nanoTime();
+            heavy.fence(HEAVY_CLEARS).await(Duration.ofSeconds(60));
+            if (System.nanoTime() - t0 >= HEAVY_AT_LEAST.toNanos()) {
+                break;
+            }
+            HEAVY_CLEARS *= 2;
+        }
     }
 
     @AfterAll

@@ -94,10 +94,13 @@ class CudaFaultsGpuTest {
             java.lang.reflect.Method cpu = Class.forName("java.lang.management.ThreadMXBean")
                     .getMethod("getThreadCpuTime", long.class);
             long cpu0 = (long) cpu.invoke(mx, watch.threadId());
+            assertThat(cpu0).as("this JVM measures the watch thread's CPU time (-1 = not measured)").isPositive();
             long t0 = System.nanoTime();
             Thread.sleep(2_000);
-            double pct = 100.0 * ((long) cpu.invoke(mx, watch.threadId()) - cpu0) / (System.nanoTime() - t0);
-            System.out.printf("FAULT_WATCH_CPU %.4f %% of a core (1,000 waits pending, one context)%n", pct);
+            long cpu1 = (long) cpu.invoke(mx, watch.threadId());
+            double pct = 100.0 * (cpu1 - cpu0) / (System.nanoTime() - t0);
+            System.out.printf("FAULT_WATCH_CPU %.4f %% of a core (1,000 waits pending, one context; %,d ns of CPU in 2 s,"
+                    + " %s)%n", pct, cpu1 - cpu0, watch.getState());
             assertThat(pct).isLessThanOrEqualTo(0.1);
             assertThat(done.await(30, TimeUnit.SECONDS)).as("all complete when the kernel ends").isTrue();
             points.forEach(p -> p.waiter().close());
