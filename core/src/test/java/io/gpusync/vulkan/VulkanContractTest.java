@@ -3,8 +3,6 @@ package io.gpusync.vulkan;
 import io.gpusync.SyncPoint;
 import io.gpusync.SyncWaiter;
 import io.gpusync.SyncWaiterContract;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
 
 /**
@@ -12,23 +10,7 @@ import org.junit.jupiter.api.Nested;
  * semaphores (with their companion fence) signalled through the queue. All points are owned, so closing
  * their waiters destroys the handles.
  */
-class VulkanContractTest {
-    private static VulkanContext ctx;
-    private static VulkanDevice device;
-
-    @BeforeAll
-    static void open() {
-        ctx = Lavapipe.context();
-        device = ctx.device();
-    }
-
-    @AfterAll
-    static void close() {
-        if (ctx != null) {
-            ctx.close();
-        }
-    }
-
+class VulkanContractTest extends OnLavapipe {
     @Nested
     class TimelineSemaphore extends SyncWaiterContract {
         @Override

@@ -1,8 +1,6 @@
 package io.gpusync.vulkan;
 
 import io.gpusync.SyncPoint;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -15,23 +13,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Who destroys what, and when: owned vs borrowed handles, deferred release, forgotten waiters, devices. */
-class VulkanLifetimeTest {
-    private static VulkanContext ctx;
-    private static VulkanDevice device;
-
-    @BeforeAll
-    static void open() {
-        ctx = Lavapipe.context();
-        device = ctx.device();
-    }
-
-    @AfterAll
-    static void close() {
-        if (ctx != null) {
-            ctx.close();
-        }
-    }
-
+class VulkanLifetimeTest extends OnLavapipe {
     private static long destroyed() {
         return device.state.fns.semaphoresDestroyed.get();
     }

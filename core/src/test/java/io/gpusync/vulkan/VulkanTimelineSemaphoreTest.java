@@ -7,8 +7,6 @@ import io.gpusync.SyncTimeoutException;
 import io.gpusync.VulkanSemaphoreKind;
 import io.gpusync.spi.BlockingWaiter;
 import io.gpusync.spi.WaitSetMember;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -21,23 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Timeline-semaphore points on a real lavapipe device. */
-class VulkanTimelineSemaphoreTest {
-    private static VulkanContext ctx;
-    private static VulkanDevice device;
-
-    @BeforeAll
-    static void open() {
-        ctx = Lavapipe.context();
-        device = ctx.device();
-    }
-
-    @AfterAll
-    static void close() {
-        if (ctx != null) {
-            ctx.close();
-        }
-    }
-
+class VulkanTimelineSemaphoreTest extends OnLavapipe {
     @Test
     void aCreatedSemaphoreIsAnOwnedTimelinePointAtItsInitialValue() {
         SyncPoint.Vulkan p = device.createTimelineSemaphore(7);

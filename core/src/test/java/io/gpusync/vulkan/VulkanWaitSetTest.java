@@ -4,8 +4,6 @@ import io.gpusync.SyncInvalidArgumentException;
 import io.gpusync.SyncPoint;
 import io.gpusync.spi.WaitSet;
 import io.gpusync.spi.WaitSetMember;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -22,24 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The per-device wait-any {@link WaitSet} on a real lavapipe device. */
-class VulkanWaitSetTest {
+class VulkanWaitSetTest extends OnLavapipe {
     private static final Duration LONG_SLICE = Duration.ofSeconds(10);
-    private static VulkanContext ctx;
-    private static VulkanDevice device;
-
-    @BeforeAll
-    static void open() {
-        ctx = Lavapipe.context();
-        device = ctx.device();
-    }
-
-    @AfterAll
-    static void close() {
-        if (ctx != null) {
-            ctx.close();
-        }
-    }
-
     private static List<WaitSetMember> members(List<SyncPoint.Vulkan> points) {
         List<WaitSetMember> members = new ArrayList<>();
         for (SyncPoint.Vulkan p : points) {

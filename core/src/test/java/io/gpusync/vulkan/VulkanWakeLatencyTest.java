@@ -3,8 +3,6 @@ package io.gpusync.vulkan;
 import io.gpusync.SyncPoint;
 import io.gpusync.spi.WaitSet;
 import io.gpusync.spi.WaitSetMember;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -24,24 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Quick measurements on lavapipe, printed for the record, with loose bounds so that the test only fails when
  * a wake-up takes an order of magnitude longer than it should (this box is shared and noisy).
  */
-class VulkanWakeLatencyTest {
+class VulkanWakeLatencyTest extends OnLavapipe {
     private static final int ROUNDS = 300;
-    private static VulkanContext ctx;
-    private static VulkanDevice device;
-
-    @BeforeAll
-    static void open() {
-        ctx = Lavapipe.context();
-        device = ctx.device();
-    }
-
-    @AfterAll
-    static void close() {
-        if (ctx != null) {
-            ctx.close();
-        }
-    }
-
     /** Host signal → a thread blocked in await returns: p50 in the tens of microseconds at worst. */
     @Test
     void aHostSignalWakesABlockedAwaitWithinMilliseconds() throws Exception {
