@@ -1,6 +1,8 @@
 package io.gpusync.reactor;
 
+import io.gpusync.ErrorKind;
 import io.gpusync.SyncCancelledException;
+import io.gpusync.SyncException;
 import io.gpusync.SyncInvalidArgumentException;
 import io.gpusync.SyncPoint;
 import io.gpusync.SyncTimeoutException;
@@ -20,6 +22,7 @@ import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -28,6 +31,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
 /**
@@ -76,7 +80,12 @@ public final class SyncEngine implements Disposable {
     private static final AtomicInteger ENGINES = new AtomicInteger();
     private static final System.Logger LOG = System.getLogger(SyncEngine.class.getName());
 
-    final EngineMetrics metrics;
+    /** The sinks of every registry this engine is bound to ({@link EngineMetrics#NONE} while none). */
+    volatile EngineMetrics metrics = EngineMetrics.NONE;
+    /** Registries bound so far (identity), guarded by itself. */
+    private final Set<Object> boundRegistries = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    private final LongAdder deviceLostFailures = new LongAdder();
+    private volatile DeviceLoss lastDeviceLost;
     private final String name;
     private final boolean shared;
     private final Scheduler deliverOn;
@@ -117,8 +126,9 @@ public final class SyncEngine implements Disposable {
         strategies.add(new WaiterPool(b.waiterThreads, b.blockingSlice, Duration.ofSeconds(30),
                 new EngineThreads(name, "waiter"), probe));
         strategies.add(probe);
-        this.metrics = b.meterRegistry != null ? new MicrometerMetrics(
-                (io.micrometer.core.instrument.MeterRegistry) b.meterRegistry, name, this) : EngineMetrics.NONE;
+        if (b.meterRegistry != null) {
+            new GpuSyncMetrics(this).bindTo((io.micrometer.core.instrument.MeterRegistry) b.meterRegistry);
+        }
     }
 
     static SyncEngine createShared() {
@@ -189,6 +199,42 @@ public final class SyncEngine implements Disposable {
         return pending.size();
     }
 
+    /**
+     * What a health check needs: pending waits, and the waits that failed because a device or context was
+     * lost ({@link io.gpusync.DeviceLostException} or any {@link ErrorKind#FATAL} error). Never blocks.
+     */
+    public EngineHealth health() {
+        DeviceLoss last = lastDeviceLost;
+        return new EngineHealth(name, pending.size(), deviceLostFailures.sum(), last != null ? last.error : null,
+                last != null ? last.at : null, disposed);
+    }
+
+    /**
+     * Adds the metrics sink of {@code registry} (made by {@code sink}) unless this engine already reports to
+     * that registry; see {@link GpuSyncMetrics}.
+     */
+    void bindMetrics(Object registry, Supplier<EngineMetrics> sink) {
+        synchronized (boundRegistries) {
+            if (!boundRegistries.add(registry)) {
+                return;
+            }
+            EngineMetrics added = sink.get();
+            EngineMetrics before = metrics;
+            metrics = before == EngineMetrics.NONE ? added : EngineMetrics.both(before, added);
+        }
+    }
+
+    /** Counts a wait that failed with {@code error} for {@link #health()}. */
+    private void failedWith(Throwable error) {
+        if (error instanceof SyncException se && se.kind() == ErrorKind.FATAL) {
+            lastDeviceLost = new DeviceLoss(se, Instant.now());
+            deviceLostFailures.increment();
+        }
+    }
+
+    private record DeviceLoss(SyncException error, Instant at) {
+    }
+
     /** This engine's name (its threads are named {@code gpusync-<name>-…}). */
     public String name() {
         return name;
@@ -222,11 +268,13 @@ public final class SyncEngine implements Disposable {
                 error = e;
             }
             if (signalled || error != null) { // answered at once: no wait to register
+                EngineMetrics metrics = this.metrics;
                 if (signalled) {
                     metrics.completed(WaitPath.IMMEDIATE, 0);
                 } else if (error instanceof SyncTimeoutException) {
                     metrics.timedOut(WaitPath.IMMEDIATE);
                 } else {
+                    failedWith(error);
                     metrics.failed(WaitPath.IMMEDIATE, error);
                 }
                 actual.onSubscribe(Operators.emptySubscription());
@@ -275,6 +323,10 @@ public final class SyncEngine implements Disposable {
         pending.remove(wait);
         long seen = System.nanoTime();
         WaitPath path = wait.path();
+        EngineMetrics metrics = this.metrics;
+        if (outcome != null && outcome != PendingWait.CANCELLED && !(outcome instanceof SyncTimeoutException)) {
+            failedWith(outcome);
+        }
         try {
             if (outcome == PendingWait.CANCELLED) {
                 metrics.cancelled(path);
@@ -486,7 +538,11 @@ public final class SyncEngine implements Disposable {
             return this;
         }
 
-        /** Publishes the engine's meters (see the package docs) to this Micrometer registry. */
+        /**
+         * Publishes the engine's meters to this Micrometer registry: the same as
+         * {@code new GpuSyncMetrics(engine).bindTo(registry)} on the built engine (without histograms; see
+         * {@link GpuSyncMetrics} for the meters and for histograms).
+         */
         public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
             this.meterRegistry = Objects.requireNonNull(registry, "registry");
             return this;
