@@ -9,11 +9,6 @@ import io.gpusync.SyncTimeoutException;
 import io.gpusync.SyncWaiter;
 import io.gpusync.spi.CheapProbe;
 import io.gpusync.spi.Timeouts;
-import io.netty.channel.IoEventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.nio.NioIoHandler;
 import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
@@ -42,7 +37,8 @@ import java.util.function.Supplier;
  * sync binds a context to probe), whose first probe runs on the waiter pool, so that subscribing from an event
  * loop or a Reactor {@code parallel} thread never blocks it — then goes the cheapest {@link WaitPath} its
  * waiter allows (see {@link io.gpusync.spi}): spin-then-callback (cheap probes
- * spun on for the spin budget, then a callback), callback (no thread), epoll (an fd on a Netty event loop),
+ * spun on for the spin budget, then a callback), callback (no thread), epoll (an fd on a Netty 4.2 epoll event
+ * loop; without Netty 4.2 and native epoll on the class path, fd waits take the blocking path instead),
  * wait set (one thread per device), blocking (a pool thread in native-wait slices), probe (shared poller
  * threads). {@link #pathFor} tells which.
  *
@@ -90,8 +86,7 @@ public final class SyncEngine implements Disposable {
     private final boolean shared;
     private final Scheduler deliverOn;
     private final Scheduler timer;
-    private final IoEventLoopGroup group;
-    private final boolean ownsGroup;
+    private final EngineLoops loops;
     private final List<WaitStrategy> strategies = new ArrayList<>();
     private final ConcurrentHashMap<Class<?>, WaitStrategy> strategyByClass = new ConcurrentHashMap<>();
     private final Set<PendingWait> pending = ConcurrentHashMap.newKeySet();
@@ -103,22 +98,22 @@ public final class SyncEngine implements Disposable {
         this.shared = shared;
         this.deliverOn = b.deliverOn;
         this.timer = b.timer;
+        // Netty's classes are touched only through NettyLoops, and only when Netty 4.2 with epoll is there
         if (b.eventLoopGroup != null) {
-            this.group = b.eventLoopGroup;
-            this.ownsGroup = false;
+            this.loops = NettyLoops.shared(b.eventLoopGroup);
+        } else if (NettyPresence.epollUsable()) {
+            this.loops = NettyLoops.own(b.eventLoopThreads, new EngineThreads(name, "loop"));
         } else {
-            this.group = new MultiThreadIoEventLoopGroup(b.eventLoopThreads, new EngineThreads(name, "loop"),
-                    Epoll.isAvailable() ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
-            this.ownsGroup = true;
+            this.loops = new JdkLoops(b.eventLoopThreads, new EngineThreads(name, "loop"));
         }
         Supplier<IdleStrategy> idle = b.idleStrategy != null ? b.idleStrategy
                 : () -> new BackoffIdleStrategy(b.spinBudget, Duration.ofNanos(20_000), Duration.ofMillis(1), 0.25);
         SpinThenPoll probe = new SpinThenPoll(b.pollerThreads, idle, b.spinBudget.toNanos(),
                 new EngineThreads(name, "poller"));
-        CallbackStrategy callbacks = new CallbackStrategy(group);
+        CallbackStrategy callbacks = new CallbackStrategy(loops);
         strategies.add(probe.spinThenCallback(b.spinBudget.toNanos(), callbacks));
         strategies.add(callbacks);
-        EpollFdWatcher epoll = EpollFdWatcher.on(group);
+        WaitStrategy epoll = loops.fdWatcher();
         if (epoll != null) {
             strategies.add(epoll);
         }
@@ -410,25 +405,11 @@ public final class SyncEngine implements Disposable {
                 LOG.log(System.Logger.Level.WARNING, "stopping " + s.path() + " of engine " + name + " failed", e);
             }
         }
-        if (ownsGroup) {
-            try {
-                io.netty.util.concurrent.Future<?> stopped = group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
-                if (!inOwnLoop()) {
-                    stopped.awaitUninterruptibly(5, TimeUnit.SECONDS);
-                }
-            } catch (Throwable e) {
-                LOG.log(System.Logger.Level.WARNING, "stopping the event loops of engine " + name + " failed", e);
-            }
+        try {
+            loops.shutdown();
+        } catch (Throwable e) {
+            LOG.log(System.Logger.Level.WARNING, "stopping the event loops of engine " + name + " failed", e);
         }
-    }
-
-    private boolean inOwnLoop() {
-        for (io.netty.util.concurrent.EventExecutor e : group) {
-            if (e.inEventLoop()) {
-                return true;
-            }
-        }
-        return false;
     }
 
     @Override
@@ -448,7 +429,7 @@ public final class SyncEngine implements Disposable {
     public static final class Builder {
         private String name;
         private int eventLoopThreads = 1;
-        private IoEventLoopGroup eventLoopGroup;
+        private Object eventLoopGroup; // a Netty 4.2 IoEventLoopGroup: Object keeps Netty optional
         private int waiterThreads = 16;
         private int pollerThreads = 1;
         private Duration blockingSlice = Duration.ofMillis(5);
@@ -467,19 +448,30 @@ public final class SyncEngine implements Disposable {
             return this;
         }
 
-        /** Threads of the engine's own epoll event loop group (default 1); ignored with {@link #eventLoopGroup}. */
+        /**
+         * Threads of the engine's own event loops (default 1): Netty 4.2 epoll loops when Netty 4.2 and native
+         * epoll are on the class path, else plain hand-off threads; ignored with {@link #eventLoopGroup}.
+         */
         public Builder eventLoopThreads(int n) {
             this.eventLoopThreads = positive(n, "eventLoopThreads");
             return this;
         }
 
         /**
-         * Uses these Netty 4.2 event loops (e.g. a Reactor Netty server's, built with
-         * {@code EpollIoHandler}) for fd completions and driver-callback hand-offs instead of creating a group.
-         * The engine never shuts them down.
+         * Uses these Netty event loops for fd completions ({@link WaitPath#EPOLL}) and driver-callback hand-offs
+         * instead of creating loops — typically a Reactor Netty server's:
+         * {@code builder.eventLoopGroup(LoopResources.create("http", workers, true).onServer(true))}. The group
+         * must be a Netty 4.2 {@code io.netty.channel.IoEventLoopGroup} running {@code EpollIoHandler}
+         * (reactor-netty 1.3 / Spring Boot 4 with native epoll). The engine never shuts them down.
+         *
+         * @throws io.gpusync.SyncNotSupportedException at once if Netty is older than 4.2 (e.g. the 4.1 of
+         *         Spring Boot 3 / reactor-netty 1.2), its epoll transport is missing, or {@code group} is not an
+         *         {@code IoEventLoopGroup} running epoll; the message names the version found and the fix
          */
-        public Builder eventLoopGroup(IoEventLoopGroup group) {
-            this.eventLoopGroup = Objects.requireNonNull(group, "group");
+        public Builder eventLoopGroup(io.netty.channel.EventLoopGroup group) {
+            Objects.requireNonNull(group, "group");
+            NettyPresence.requireEpollGroup(group);
+            this.eventLoopGroup = group;
             return this;
         }
 
