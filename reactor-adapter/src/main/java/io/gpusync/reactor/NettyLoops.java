@@ -34,6 +34,11 @@ final class NettyLoops implements EngineLoops {
         return Epoll.isAvailable();
     }
 
+    /** Why native epoll does not work here, or {@code null}. */
+    static Throwable epollUnavailabilityCause() {
+        return Epoll.unavailabilityCause();
+    }
+
     /** The engine's own epoll loops; {@link #epollAvailable()} must hold. */
     static EngineLoops own(int threads, ThreadFactory threadFactory) {
         return new NettyLoops(new MultiThreadIoEventLoopGroup(threads, threadFactory, EpollIoHandler.newFactory()),

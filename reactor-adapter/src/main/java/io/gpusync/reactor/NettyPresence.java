@@ -33,7 +33,36 @@ final class NettyPresence {
 
     /** Whether the engine can run its own epoll loops here: Netty 4.2, its epoll transport and native epoll. */
     static boolean epollUsable() {
-        return EPOLL_CLASSES && NettyLoops.epollAvailable();
+        if (!EPOLL_CLASSES) {
+            return false;
+        }
+        if (NettyLoops.epollAvailable()) {
+            return true;
+        }
+        if (deniedNativeAccess(NettyLoops.epollUnavailabilityCause()) && !warnedDenied) {
+            warnedDenied = true;
+            System.getLogger(SyncEngine.class.getName()).log(System.Logger.Level.WARNING, "Netty's native epoll"
+                    + " was denied native access, so gpusync's fd waits take the BLOCKING path instead of EPOLL."
+                    + " Start java with --enable-native-access=ALL-UNNAMED (class path) or add io.netty.common to"
+                    + " --enable-native-access=io.gpusync.core,io.gpusync.bindings,io.netty.common (module path).");
+        }
+        return false;
+    }
+
+    private static volatile boolean warnedDenied;
+
+    private static boolean deniedNativeAccess(Throwable error) {
+        for (Throwable t = error; t != null && t.getCause() != t; t = t.getCause()) {
+            if (t instanceof IllegalCallerException) {
+                return true;
+            }
+            for (Throwable s : t.getSuppressed()) {
+                if (s instanceof IllegalCallerException || s.getCause() instanceof IllegalCallerException) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /**
