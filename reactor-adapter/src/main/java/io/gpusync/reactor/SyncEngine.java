@@ -130,36 +130,55 @@ public final class SyncEngine implements Disposable {
         return new SyncEngine(new Builder(), true);
     }
 
-    /** Waits on {@code point} up to {@link SyncPoint#DEFAULT_WAIT_TIMEOUT}. */
+    /**
+     * Waits on {@code point} up to {@link SyncPoint#DEFAULT_WAIT_TIMEOUT}.
+     *
+     * @throws NullPointerException if {@code point} is null (at assembly)
+     */
     public Mono<Void> await(SyncPoint point) {
         return await(point, SyncPoint.DEFAULT_WAIT_TIMEOUT);
     }
 
     /**
-     * Waits on {@code point} up to {@code timeout}.
+     * Waits on {@code point} up to {@code timeout}. A negative {@code timeout} fails the {@code Mono} through
+     * {@code onError} with {@link SyncInvalidArgumentException}, at each subscription.
      *
-     * @throws IllegalArgumentException if {@code timeout} is negative (at assembly, not subscription)
+     * @throws NullPointerException if {@code point} or {@code timeout} is null (at assembly)
      */
     public Mono<Void> await(SyncPoint point, Duration timeout) {
         return await(Objects.requireNonNull(point, "point").waiter(), timeout);
     }
 
-    /** Waits on {@code waiter} up to {@code timeout}; see {@link #await(SyncPoint, Duration)}. */
+    /**
+     * Waits on {@code waiter} up to {@code timeout}; see {@link #await(SyncPoint, Duration)}.
+     *
+     * @throws NullPointerException if {@code waiter} or {@code timeout} is null (at assembly)
+     */
     public Mono<Void> await(SyncWaiter waiter, Duration timeout) {
         Objects.requireNonNull(waiter, "waiter");
-        Timeouts.requireValid(timeout);
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative()) {
+            return invalidTimeout(timeout);
+        }
         return new WaitMono(this, waiter, timeout);
     }
 
     /**
      * Completes when every point has been signalled (at once for an empty collection). The first error
      * (including a timeout) fails the result and cancels — frees — every other wait. Like {@link #await}, the
-     * member waits start at subscription, without demand.
+     * member waits start at subscription, without demand; the collection is read at assembly. A negative
+     * {@code timeout} fails the {@code Mono} with {@link SyncInvalidArgumentException}.
+     *
+     * @throws NullPointerException if {@code points}, one of its elements or {@code timeout} is null (at
+     *                              assembly)
      */
     public Mono<Void> awaitAll(Collection<? extends SyncPoint> points, Duration timeout) {
-        Timeouts.requireValid(timeout);
-        List<Mono<Void>> waits = new ArrayList<>(points.size());
-        for (SyncPoint p : points) {
+        List<SyncPoint> members = requireMembers(points, timeout);
+        if (timeout.isNegative()) {
+            return invalidTimeout(timeout);
+        }
+        List<Mono<Void>> waits = new ArrayList<>(members.size());
+        for (SyncPoint p : members) {
             waits.add(await(p, timeout));
         }
         return waits.isEmpty() ? Mono.empty() : new WaitGroupMono(waits, WaitGroupMono.Mode.ALL);
@@ -169,19 +188,51 @@ public final class SyncEngine implements Disposable {
      * Completes when the first point is signalled; every other wait is then cancelled and freed. Errors of
      * single members are set aside while another may still succeed; when all fail, the result fails with the
      * first member's error (so all timing out fails with {@link SyncTimeoutException}), the others suppressed.
-     * Like {@link #await}, the member waits start at subscription, without demand. An empty collection
-     * fails with {@link SyncInvalidArgumentException}.
+     * Like {@link #await}, the member waits start at subscription, without demand; the collection is read at
+     * assembly. An empty collection or a negative {@code timeout} fails the {@code Mono} with
+     * {@link SyncInvalidArgumentException}.
+     *
+     * @throws NullPointerException if {@code points}, one of its elements or {@code timeout} is null (at
+     *                              assembly)
      */
     public Mono<Void> awaitAny(Collection<? extends SyncPoint> points, Duration timeout) {
-        Timeouts.requireValid(timeout);
-        if (points.isEmpty()) {
-            return Mono.error(new SyncInvalidArgumentException(null, "awaitAny needs at least one point"));
+        List<SyncPoint> members = requireMembers(points, timeout);
+        if (timeout.isNegative()) {
+            return invalidTimeout(timeout);
         }
-        List<Mono<Void>> waits = new ArrayList<>(points.size());
-        for (SyncPoint p : points) {
+        if (members.isEmpty()) {
+            return Mono.error(() -> new SyncInvalidArgumentException(null, "awaitAny needs at least one point"));
+        }
+        List<Mono<Void>> waits = new ArrayList<>(members.size());
+        for (SyncPoint p : members) {
             waits.add(await(p, timeout));
         }
         return new WaitGroupMono(waits, WaitGroupMono.Mode.ANY);
+    }
+
+    /**
+     * The rule for bad arguments, shared by every operator: a null argument (or a null element of a collection
+     * argument) throws {@link NullPointerException} at assembly, as in Reactor; the copy of the collection's
+     * elements is returned.
+     */
+    static List<SyncPoint> requireMembers(Collection<? extends SyncPoint> points, Duration timeout) {
+        Objects.requireNonNull(points, "points");
+        Objects.requireNonNull(timeout, "timeout");
+        List<SyncPoint> members = new ArrayList<>(points.size());
+        int i = 0;
+        for (SyncPoint p : points) {
+            members.add(Objects.requireNonNull(p, "points contains null (element " + i + ")"));
+            i++;
+        }
+        return members;
+    }
+
+    /**
+     * The rule for bad values: a {@code Mono} that fails each subscriber with a new
+     * {@link SyncInvalidArgumentException} ({@link io.gpusync.ErrorKind#CONFIGURATION}) through {@code onError}.
+     */
+    static Mono<Void> invalidTimeout(Duration timeout) {
+        return Mono.error(() -> new SyncInvalidArgumentException(null, "timeout must not be negative: " + timeout));
     }
 
     /** The path a wait on {@code waiter} takes in this engine (before any overflow to the probe path). */
