@@ -7,21 +7,18 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The engine's hand-off threads when Netty 4.2 with native epoll is not on the class path: a fixed pool of
- * {@code eventLoopThreads} daemon threads (started on first use, stopped after 30 s idle) that takes driver
- * callbacks off the driver's thread. Watches no fds: fd waits then take {@link WaitPath#BLOCKING}.
+ * {@code eventLoopThreads} daemon threads (started on first use, like event loops kept until the engine is
+ * disposed) that takes driver callbacks off the driver's thread. Watches no fds: fd waits then take
+ * {@link WaitPath#BLOCKING}.
  */
 final class JdkLoops implements EngineLoops {
-    private static final ThreadLocal<JdkLoops> CURRENT = new ThreadLocal<>();
-
+    private final LoopThreads threads;
     private final ThreadPoolExecutor executor;
 
     JdkLoops(int threads, ThreadFactory threadFactory) {
-        this.executor = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-                r -> threadFactory.newThread(() -> {
-                    CURRENT.set(this);
-                    r.run();
-                }));
-        executor.allowCoreThreadTimeOut(true);
+        this.threads = new LoopThreads(threadFactory);
+        this.executor = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                this.threads);
     }
 
     @Override
@@ -37,14 +34,10 @@ final class JdkLoops implements EngineLoops {
     @Override
     public void shutdown() {
         executor.shutdown(); // hand-offs already queued still run: they deliver outcomes
-        if (CURRENT.get() == this) {
-            return;
+        if (threads.isCurrent()) {
+            return; // called from one of them: it stops once the calling code returns
         }
-        try {
-            executor.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        threads.join(System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
     }
 
     @Override

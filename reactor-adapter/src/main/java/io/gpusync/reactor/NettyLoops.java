@@ -20,10 +20,11 @@ import java.util.concurrent.TimeUnit;
  */
 final class NettyLoops implements EngineLoops {
     private final IoEventLoopGroup group;
-    private final boolean owned;
+    /** The threads of the engine's own loops; {@code null} for a user's. */
+    private final LoopThreads owned;
     private final EpollFdWatcher fdWatcher;
 
-    private NettyLoops(IoEventLoopGroup group, boolean owned) {
+    private NettyLoops(IoEventLoopGroup group, LoopThreads owned) {
         this.group = group;
         this.owned = owned;
         this.fdWatcher = EpollFdWatcher.on(group);
@@ -41,13 +42,14 @@ final class NettyLoops implements EngineLoops {
 
     /** The engine's own epoll loops; {@link #epollAvailable()} must hold. */
     static EngineLoops own(int threads, ThreadFactory threadFactory) {
-        return new NettyLoops(new MultiThreadIoEventLoopGroup(threads, threadFactory, EpollIoHandler.newFactory()),
-                true);
+        LoopThreads loopThreads = new LoopThreads(threadFactory);
+        return new NettyLoops(new MultiThreadIoEventLoopGroup(threads, loopThreads, EpollIoHandler.newFactory()),
+                loopThreads);
     }
 
     /** A user's loops, checked by {@link #requireEpollGroup} (never shut down by the engine). */
     static EngineLoops shared(Object group) {
-        return new NettyLoops((IoEventLoopGroup) group, false);
+        return new NettyLoops((IoEventLoopGroup) group, null);
     }
 
     /**
@@ -81,9 +83,10 @@ final class NettyLoops implements EngineLoops {
 
     @Override
     public void shutdown() {
-        if (!owned) {
+        if (owned == null) {
             return;
         }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         Future<?> stopped = group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
         for (EventExecutor e : group) {
             if (e.inEventLoop()) {
@@ -91,10 +94,11 @@ final class NettyLoops implements EngineLoops {
             }
         }
         stopped.awaitUninterruptibly(5, TimeUnit.SECONDS);
+        owned.join(deadline); // the group says it has terminated just before its threads exit
     }
 
     @Override
     public String toString() {
-        return "NettyLoops[" + group + (owned ? ", owned" : ", shared") + "]";
+        return "NettyLoops[" + group + (owned != null ? ", owned" : ", shared") + "]";
     }
 }
