@@ -19,12 +19,15 @@ import org.springframework.context.annotation.Import;
  * The engine is configured from {@link GpuSyncProperties} and disposed when the context closes (pending waits
  * then fail with {@link io.gpusync.SyncCancelledException}; shared server loops are left running). With
  * {@code spring-boot-health} on the class path a {@link GpuSyncHealthIndicator} named {@code gpusync} reports on
- * whichever {@code SyncEngine} the context holds ({@code management.health.gpusync.enabled=false} turns it off).
+ * whichever {@code SyncEngine} the context holds ({@code management.health.gpusync.enabled=false} turns it off);
+ * with Micrometer on the class path a {@link io.gpusync.reactor.GpuSyncMetrics} bean (a {@code MeterBinder})
+ * publishes its meters to every registry Spring Boot manages.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.reactor.netty.autoconfigure.NettyReactiveWebServerAutoConfiguration")
 @EnableConfigurationProperties(GpuSyncProperties.class)
 // in this order: the first engine definition whose conditions match wins
-@Import({ServerLoopsEngineConfiguration.class, StandaloneEngineConfiguration.class, GpuSyncHealthConfiguration.class})
+@Import({ServerLoopsEngineConfiguration.class, StandaloneEngineConfiguration.class, GpuSyncMetricsConfiguration.class,
+        GpuSyncHealthConfiguration.class})
 public final class GpuSyncAutoConfiguration {
 
     GpuSyncAutoConfiguration() {

@@ -1,8 +1,6 @@
 package io.gpusync.spring;
 
 import io.gpusync.reactor.SyncEngine;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.IoEventLoopGroup;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -27,17 +25,10 @@ class ServerLoopsEngineConfiguration {
     @Bean(destroyMethod = "dispose")
     @ConditionalOnMissingBean
     SyncEngine gpuSyncEngine(GpuSyncProperties properties, ReactorResourceFactory resources) {
-        EventLoopGroup loops = resources.getLoopResources().onServer(LoopResources.DEFAULT_NATIVE);
-        return GpuSyncAutoConfiguration.configured(properties).eventLoopGroup(ioLoops(loops)).build();
-    }
-
-    private static IoEventLoopGroup ioLoops(EventLoopGroup loops) {
-        if (loops instanceof IoEventLoopGroup io) {
-            return io;
-        }
-        throw new IllegalStateException("gpusync shares the WebFlux server's event loops only when they are a"
-                + " Netty 4.2 IoEventLoopGroup (reactor-netty 1.3); the server's loops are a "
-                + loops.getClass().getName() + ". Set gpusync.share-server-loops=false to give the engine loops"
-                + " of its own.");
+        // the builder rejects loops it cannot share (Netty 4.1, not epoll) with a SyncNotSupportedException
+        // that names the fix; gpusync.share-server-loops=false then gives the engine loops of its own
+        return GpuSyncAutoConfiguration.configured(properties)
+                .eventLoopGroup(resources.getLoopResources().onServer(LoopResources.DEFAULT_NATIVE))
+                .build();
     }
 }

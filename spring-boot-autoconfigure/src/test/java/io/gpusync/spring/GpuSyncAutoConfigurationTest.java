@@ -1,10 +1,18 @@
 package io.gpusync.spring;
 
+import io.gpusync.DeviceLostException;
 import io.gpusync.SyncCancelledException;
 import io.gpusync.cpu.CpuTimeline;
 import io.gpusync.reactor.GpuSync;
 import io.gpusync.reactor.SyncEngine;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
@@ -28,6 +36,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class GpuSyncAutoConfigurationTest {
+    private static final AutoConfigurations BOOT_METRICS = AutoConfigurations.of(MetricsAutoConfiguration.class,
+            CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class);
+
     private final ApplicationContextRunner plain = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(GpuSyncAutoConfiguration.class));
     private final ReactiveWebApplicationContextRunner reactiveWeb = new ReactiveWebApplicationContextRunner()
@@ -143,6 +154,60 @@ class GpuSyncAutoConfigurationTest {
             Health health = context.getBean(GpuSyncHealthIndicator.class).health();
             assertThat(health.getStatus()).isEqualTo(Status.DOWN);
             assertThat(health.getDetails()).containsEntry("reason", "engine disposed");
+        });
+    }
+
+    @Test
+    void healthIsDownOnceAWaitFailedBecauseItsDeviceWasLost() {
+        plain.run(context -> {
+            SyncEngine engine = context.getBean(SyncEngine.class);
+            CpuTimeline timeline = new CpuTimeline();
+            CompletableFuture<Void> wait = engine.await(timeline.at(1), Duration.ofMinutes(1)).toFuture();
+            timeline.fail(new IllegalStateException("fell off the bus"));
+            assertThatThrownBy(() -> wait.get(10, TimeUnit.SECONDS)).cause().isInstanceOf(DeviceLostException.class);
+
+            Health health = context.getBean(GpuSyncHealthIndicator.class).health();
+            assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+            assertThat(health.getDetails()).containsEntry("deviceLostFailures", 1L)
+                    .containsKeys("lastDeviceLost", "lastDeviceLostAt");
+            assertThat((String) health.getDetails().get("lastDeviceLost")).startsWith("DeviceLostException");
+        });
+    }
+
+    @Test
+    void metricsAreBoundToTheRegistriesBootManagesWithoutHistogramsByDefault() {
+        plain.withConfiguration(BOOT_METRICS).run(context -> {
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            SyncEngine engine = context.getBean(SyncEngine.class);
+            CpuTimeline timeline = new CpuTimeline();
+            CompletableFuture<Void> wait = engine.await(timeline.at(1), Duration.ofMinutes(1)).toFuture();
+            assertThat(registry.get("gpusync.waits.pending").tag("engine", "spring").gauge().value()).isEqualTo(1.0);
+            timeline.signal(1);
+            wait.get(10, TimeUnit.SECONDS);
+
+            assertThat(registry.get("gpusync.waits.pending").tag("engine", "spring").gauge().value()).isZero();
+            assertThat(registry.get("gpusync.waits").tag("engine", "spring").tag("outcome", "completed")
+                    .counters().stream().mapToDouble(Counter::count).sum()).isEqualTo(1.0);
+        });
+    }
+
+    @Test
+    void percentileHistogramsAreOptIn() {
+        ApplicationContextRunner prometheus = plain.withConfiguration(BOOT_METRICS)
+                .withBean(PrometheusMeterRegistry.class, () -> new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+        prometheus.run(context -> assertThat(context.getBean(PrometheusMeterRegistry.class).scrape())
+                .contains("gpusync_wait_duration_seconds_count").doesNotContain("gpusync_wait_duration_seconds_bucket"));
+        prometheus.withPropertyValues("gpusync.histograms=true").run(context ->
+                assertThat(context.getBean(PrometheusMeterRegistry.class).scrape())
+                        .contains("gpusync_wait_duration_seconds_bucket", "gpusync_wake_latency_seconds_bucket"));
+    }
+
+    @Test
+    void withoutMicrometerThereIsAnEngineAndNoMetrics() {
+        plain.withClassLoader(new FilteredClassLoader("io.micrometer")).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).hasSingleBean(SyncEngine.class);
+            assertThat(context).doesNotHaveBean("gpuSyncMetrics");
         });
     }
 
