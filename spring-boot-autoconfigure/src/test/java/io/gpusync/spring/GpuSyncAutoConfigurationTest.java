@@ -9,6 +9,9 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
@@ -122,6 +125,15 @@ class GpuSyncAutoConfigurationTest {
     }
 
     @Test
+    void serverLoopsItCannotShareLeaveTheEngineWithLoopsOfItsOwn() {
+        reactiveWeb.withUserConfiguration(NioServerLoops.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(epollCompletionThread(context.getBean(SyncEngine.class)).getName())
+                    .startsWith("gpusync-spring-loop");
+        });
+    }
+
+    @Test
     void sharingTheServersLoopsCanBeTurnedOff() {
         reactiveWeb.withUserConfiguration(OwnServerLoops.class)
                 .withPropertyValues("gpusync.share-server-loops=false")
@@ -226,6 +238,23 @@ class GpuSyncAutoConfigurationTest {
             assertThat(context).hasSingleBean(SyncEngine.class);
             assertThat(context).doesNotHaveBean(GpuSyncHealthIndicator.class);
         });
+    }
+
+    /** A server on NIO loops (as where native epoll is unavailable), which the engine cannot share. */
+    @Configuration(proxyBeanMethods = false)
+    static class NioServerLoops {
+        @Bean(destroyMethod = "shutdownGracefully")
+        EventLoopGroup nioLoops() {
+            return new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        }
+
+        @Bean
+        ReactorResourceFactory reactorResourceFactory(EventLoopGroup nioLoops) {
+            ReactorResourceFactory factory = new ReactorResourceFactory();
+            factory.setUseGlobalResources(false);
+            factory.setLoopResources(useNative -> nioLoops);
+            return factory;
+        }
     }
 
     /** A WebFlux server's resources with loops of their own (not Reactor Netty's global ones). */
