@@ -4,6 +4,7 @@ module io.gpusync.examples {
     requires reactor.netty.core;
     requires reactor.netty.http;
     requires io.netty.codec.http;
+    requires io.netty.transport;
     requires micrometer.core;
     requires micrometer.registry.prometheus;
     requires HdrHistogram;

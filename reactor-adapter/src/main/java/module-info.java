@@ -3,10 +3,11 @@ module io.gpusync.reactor {
     requires transitive io.gpusync.core;
     requires transitive reactor.core;
     requires transitive org.reactivestreams;
-    requires transitive io.netty.transport;
-    requires io.netty.common;
-    requires io.netty.transport.classes.epoll;
-    requires io.netty.transport.unix.common;
+    // Netty is optional: only the EPOLL wait path uses it, and only Netty 4.2 with native epoll
+    requires static io.netty.transport;
+    requires static io.netty.common;
+    requires static io.netty.transport.classes.epoll;
+    requires static io.netty.transport.unix.common;
     requires static micrometer.core;
     exports io.gpusync.reactor;
 }

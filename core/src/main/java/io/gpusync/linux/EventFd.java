@@ -1,8 +1,10 @@
 package io.gpusync.linux;
 
+import io.gpusync.BackendKind;
 import io.gpusync.SyncPoint;
 import io.gpusync.bindings.libc.ErrnoCalls;
 import io.gpusync.bindings.libc.Libc;
+import io.gpusync.internal.NativeAccess;
 import io.gpusync.spi.NativeAnchor;
 
 import java.lang.foreign.ValueLayout;
@@ -26,8 +28,14 @@ public final class EventFd implements AutoCloseable {
         this.claim = anchor.claim(this);
     }
 
-    /** A new non-blocking, close-on-exec eventfd with counter 0. */
+    /**
+     * A new non-blocking, close-on-exec eventfd with counter 0.
+     *
+     * @throws io.gpusync.SyncNotSupportedException if the JVM denies gpusync native access (the message names
+     *                                              the {@code --enable-native-access} flags)
+     */
     public static EventFd create() {
+        NativeAccess.require(BackendKind.LINUX, "eventfd");
         Errno.Scratch s = Errno.scratch();
         int fd = ErrnoCalls.eventfd(s.callState, 0, Libc.EFD_CLOEXEC() | Libc.EFD_NONBLOCK());
         if (fd < 0) {

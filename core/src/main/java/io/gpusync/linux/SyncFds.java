@@ -4,6 +4,7 @@ import io.gpusync.BackendKind;
 import io.gpusync.SyncInvalidArgumentException;
 import io.gpusync.SyncPoint;
 import io.gpusync.bindings.libc.ErrnoCalls;
+import io.gpusync.internal.NativeAccess;
 import io.gpusync.spi.NativeAnchor;
 
 /**
@@ -18,6 +19,9 @@ import io.gpusync.spi.NativeAnchor;
  * in use. {@link #adopt} hands it over: the point closes it, once. {@link #duplicate} makes an fd that the
  * caller owns on the same open file, so {@code adopt(duplicate(fd))} gives a point whose lifetime is
  * independent of the caller's own fd.
+ *
+ * <p>Each method fails with a {@link io.gpusync.SyncNotSupportedException} ({@link io.gpusync.ErrorKind#CONFIGURATION})
+ * naming the {@code --enable-native-access} flags if the JVM denies gpusync native access.
  */
 public final class SyncFds {
     private SyncFds() {
@@ -32,6 +36,7 @@ public final class SyncFds {
      */
     public static SyncPoint borrow(int fd) {
         requireNonNegative(fd);
+        NativeAccess.require(BackendKind.LINUX, "fd " + fd);
         return new SyncPoint.SyncFd(fd, new SyncFdWaiter(fd, NativeAnchor.borrowed("fd " + fd)));
     }
 
@@ -46,6 +51,7 @@ public final class SyncFds {
      */
     public static SyncPoint adopt(int fd) {
         requireNonNegative(fd);
+        NativeAccess.require(BackendKind.LINUX, "fd " + fd);
         Fcntl.requireOpen(fd);
         return new SyncPoint.SyncFd(fd, new SyncFdWaiter(fd, NativeAnchor.owned("fd " + fd,
                 () -> closeQuietly(fd))));
@@ -61,6 +67,7 @@ public final class SyncFds {
      */
     public static int duplicate(int fd) {
         requireNonNegative(fd);
+        NativeAccess.require(BackendKind.LINUX, "fd " + fd);
         return Fcntl.duplicate(fd);
     }
 

@@ -21,6 +21,21 @@ import java.util.Collection;
  * {@code Mono} here is lazy and cold, completes when the point is signalled, fails with a typed
  * {@link io.gpusync.SyncException} on timeout or driver error, and frees its wait when cancelled — see
  * {@link SyncEngine} for the full semantics and {@link WaitPath} for where completions run.
+ *
+ * <p><b>Bad arguments.</b> One rule for every operator here and on {@link SyncEngine}: a {@code null}
+ * argument — or a {@code null} element of a collection argument — throws {@link NullPointerException} at
+ * once, when the {@code Mono} is assembled (as Reactor's own operators do); a non-null but invalid value — a
+ * negative timeout, an empty collection for {@code awaitAny} — is reported through {@code onError} with an
+ * {@link io.gpusync.SyncInvalidArgumentException} ({@link io.gpusync.ErrorKind#CONFIGURATION}), lazily, at
+ * each subscription, never thrown at assembly. (Builder methods, which configure rather than wait, throw at
+ * once: {@code NullPointerException} or {@code IllegalArgumentException}.)
+ *
+ * <p><b>Requirements.</b> Netty is optional: only {@link WaitPath#EPOLL} uses it, and it needs Netty 4.2
+ * (reactor-netty 1.3, Spring Boot 4) with native epoll; without it fd waits take {@link WaitPath#BLOCKING}.
+ * The JVM must allow native access: {@code --enable-native-access=ALL-UNNAMED} on the class path,
+ * {@code --enable-native-access=io.gpusync.core,io.gpusync.bindings,io.netty.common} on the module path;
+ * otherwise the first native wait fails with a {@link io.gpusync.SyncNotSupportedException} that says so.
+ * Metrics: {@link GpuSyncMetrics}.
  */
 public final class GpuSync {
     private GpuSync() {

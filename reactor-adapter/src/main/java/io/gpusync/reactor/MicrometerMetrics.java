@@ -1,24 +1,21 @@
 package io.gpusync.reactor;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Micrometer meters of one engine, tagged {@code engine} and {@code path}:
- * <ul>
- *   <li>{@code gpusync.waits.pending} (gauge) — waits started and not yet terminated;</li>
- *   <li>{@code gpusync.waits} (counter, tag {@code outcome} = completed | failed | timeout | cancelled);</li>
- *   <li>{@code gpusync.wait.duration} (timer, with a percentile histogram) — subscription → completion;</li>
- *   <li>{@code gpusync.wake.latency} (timer, with a percentile histogram) — the engine seeing the signal →
- *       the subscriber's {@code onComplete} (the cost the engine adds to a wake).</li>
- * </ul>
+ * The meters {@link GpuSyncMetrics} documents, registered in one registry for one engine, and the engine's
+ * {@link EngineMetrics} sink that updates them. Thread-safe (Micrometer's meters are).
  */
 final class MicrometerMetrics implements EngineMetrics {
     private final Map<WaitPath, Counter> completed = new EnumMap<>(WaitPath.class);
@@ -28,26 +25,40 @@ final class MicrometerMetrics implements EngineMetrics {
     private final Map<WaitPath, Timer> duration = new EnumMap<>(WaitPath.class);
     private final Map<WaitPath, Timer> wake = new EnumMap<>(WaitPath.class);
 
-    MicrometerMetrics(MeterRegistry registry, String engine, SyncEngine source) {
-        Gauge.builder("gpusync.waits.pending", source, SyncEngine::pendingWaits)
-                .tag("engine", engine).description("waits started and not yet terminated").register(registry);
+    MicrometerMetrics(MeterRegistry registry, SyncEngine source, boolean histograms, Tags extraTags) {
+        Tags engine = extraTags.and("engine", source.name());
+        Gauge.builder("gpusync.waits.pending", source, SyncEngine::pendingWaits).tags(engine)
+                .description("gpusync waits started and not yet terminated").register(registry);
+        FunctionCounter.builder("gpusync.waits.device.lost", source, e -> e.health().deviceLostFailures())
+                .tags(engine).description("gpusync waits that failed because their device or context is gone"
+                        + " (DeviceLostException or another FATAL error)").register(registry);
         for (WaitPath path : WaitPath.values()) {
-            String p = path.name().toLowerCase(java.util.Locale.ROOT);
-            completed.put(path, counter(registry, engine, p, "completed"));
-            failed.put(path, counter(registry, engine, p, "failed"));
-            timedOut.put(path, counter(registry, engine, p, "timeout"));
-            cancelled.put(path, counter(registry, engine, p, "cancelled"));
-            duration.put(path, Timer.builder("gpusync.wait.duration").tag("engine", engine).tag("path", p)
-                    .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(500))
-                    .maximumExpectedValue(Duration.ofSeconds(30)).register(registry));
-            wake.put(path, Timer.builder("gpusync.wake.latency").tag("engine", engine).tag("path", p)
-                    .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(100))
-                    .maximumExpectedValue(Duration.ofSeconds(1)).register(registry));
+            Tags tags = engine.and("path", path.name().toLowerCase(Locale.ROOT));
+            completed.put(path, counter(registry, tags, "completed"));
+            failed.put(path, counter(registry, tags, "failed"));
+            timedOut.put(path, counter(registry, tags, "timeout"));
+            cancelled.put(path, counter(registry, tags, "cancelled"));
+            Timer.Builder waited = Timer.builder("gpusync.wait.duration").tags(tags)
+                    .description("gpusync wait time of completed waits: subscription to the engine seeing the"
+                            + " point signalled");
+            Timer.Builder woken = Timer.builder("gpusync.wake.latency").tags(tags)
+                    .description("gpusync wake latency: the engine seeing the signal to the subscriber's"
+                            + " onComplete");
+            if (histograms) {
+                waited.publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(500))
+                        .maximumExpectedValue(Duration.ofSeconds(30));
+                woken.publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(100))
+                        .maximumExpectedValue(Duration.ofSeconds(1));
+            }
+            duration.put(path, waited.register(registry));
+            wake.put(path, woken.register(registry));
         }
     }
 
-    private static Counter counter(MeterRegistry registry, String engine, String path, String outcome) {
-        return Counter.builder("gpusync.waits").tag("engine", engine).tag("path", path).tag("outcome", outcome)
+    private static Counter counter(MeterRegistry registry, Tags tags, String outcome) {
+        return Counter.builder("gpusync.waits").tags(tags).tag("outcome", outcome)
+                .description("gpusync waits terminated, by path and outcome (completed: signalled; failed: a"
+                        + " driver or configuration error; timeout; cancelled, or ended by the engine's dispose)")
                 .register(registry);
     }
 

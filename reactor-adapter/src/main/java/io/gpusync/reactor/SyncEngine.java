@@ -1,17 +1,14 @@
 package io.gpusync.reactor;
 
+import io.gpusync.ErrorKind;
 import io.gpusync.SyncCancelledException;
+import io.gpusync.SyncException;
 import io.gpusync.SyncInvalidArgumentException;
 import io.gpusync.SyncPoint;
 import io.gpusync.SyncTimeoutException;
 import io.gpusync.SyncWaiter;
 import io.gpusync.spi.CheapProbe;
 import io.gpusync.spi.Timeouts;
-import io.netty.channel.IoEventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.nio.NioIoHandler;
 import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
@@ -20,6 +17,7 @@ import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -28,6 +26,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
 /**
@@ -38,7 +37,8 @@ import java.util.function.Supplier;
  * sync binds a context to probe), whose first probe runs on the waiter pool, so that subscribing from an event
  * loop or a Reactor {@code parallel} thread never blocks it — then goes the cheapest {@link WaitPath} its
  * waiter allows (see {@link io.gpusync.spi}): spin-then-callback (cheap probes
- * spun on for the spin budget, then a callback), callback (no thread), epoll (an fd on a Netty event loop),
+ * spun on for the spin budget, then a callback), callback (no thread), epoll (an fd on a Netty 4.2 epoll event
+ * loop; without Netty 4.2 and native epoll on the class path, fd waits take the blocking path instead),
  * wait set (one thread per device), blocking (a pool thread in native-wait slices), probe (shared poller
  * threads). {@link #pathFor} tells which.
  *
@@ -76,13 +76,17 @@ public final class SyncEngine implements Disposable {
     private static final AtomicInteger ENGINES = new AtomicInteger();
     private static final System.Logger LOG = System.getLogger(SyncEngine.class.getName());
 
-    final EngineMetrics metrics;
+    /** The sinks of every registry this engine is bound to ({@link EngineMetrics#NONE} while none). */
+    volatile EngineMetrics metrics = EngineMetrics.NONE;
+    /** Registries bound so far (identity), guarded by itself. */
+    private final Set<Object> boundRegistries = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    private final LongAdder deviceLostFailures = new LongAdder();
+    private volatile DeviceLoss lastDeviceLost;
     private final String name;
     private final boolean shared;
     private final Scheduler deliverOn;
     private final Scheduler timer;
-    private final IoEventLoopGroup group;
-    private final boolean ownsGroup;
+    private final EngineLoops loops;
     private final List<WaitStrategy> strategies = new ArrayList<>();
     private final ConcurrentHashMap<Class<?>, WaitStrategy> strategyByClass = new ConcurrentHashMap<>();
     private final Set<PendingWait> pending = ConcurrentHashMap.newKeySet();
@@ -94,22 +98,22 @@ public final class SyncEngine implements Disposable {
         this.shared = shared;
         this.deliverOn = b.deliverOn;
         this.timer = b.timer;
+        // Netty's classes are touched only through NettyLoops, and only when Netty 4.2 with epoll is there
         if (b.eventLoopGroup != null) {
-            this.group = b.eventLoopGroup;
-            this.ownsGroup = false;
+            this.loops = NettyLoops.shared(b.eventLoopGroup);
+        } else if (NettyPresence.epollUsable()) {
+            this.loops = NettyLoops.own(b.eventLoopThreads, new EngineThreads(name, "loop"));
         } else {
-            this.group = new MultiThreadIoEventLoopGroup(b.eventLoopThreads, new EngineThreads(name, "loop"),
-                    Epoll.isAvailable() ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
-            this.ownsGroup = true;
+            this.loops = new JdkLoops(b.eventLoopThreads, new EngineThreads(name, "loop"));
         }
         Supplier<IdleStrategy> idle = b.idleStrategy != null ? b.idleStrategy
                 : () -> new BackoffIdleStrategy(b.spinBudget, Duration.ofNanos(20_000), Duration.ofMillis(1), 0.25);
         SpinThenPoll probe = new SpinThenPoll(b.pollerThreads, idle, b.spinBudget.toNanos(),
                 new EngineThreads(name, "poller"));
-        CallbackStrategy callbacks = new CallbackStrategy(group);
+        CallbackStrategy callbacks = new CallbackStrategy(loops);
         strategies.add(probe.spinThenCallback(b.spinBudget.toNanos(), callbacks));
         strategies.add(callbacks);
-        EpollFdWatcher epoll = EpollFdWatcher.on(group);
+        WaitStrategy epoll = loops.fdWatcher();
         if (epoll != null) {
             strategies.add(epoll);
         }
@@ -117,44 +121,64 @@ public final class SyncEngine implements Disposable {
         strategies.add(new WaiterPool(b.waiterThreads, b.blockingSlice, Duration.ofSeconds(30),
                 new EngineThreads(name, "waiter"), probe));
         strategies.add(probe);
-        this.metrics = b.meterRegistry != null ? new MicrometerMetrics(
-                (io.micrometer.core.instrument.MeterRegistry) b.meterRegistry, name, this) : EngineMetrics.NONE;
+        if (b.meterRegistry != null) {
+            new GpuSyncMetrics(this).bindTo((io.micrometer.core.instrument.MeterRegistry) b.meterRegistry);
+        }
     }
 
     static SyncEngine createShared() {
         return new SyncEngine(new Builder(), true);
     }
 
-    /** Waits on {@code point} up to {@link SyncPoint#DEFAULT_WAIT_TIMEOUT}. */
+    /**
+     * Waits on {@code point} up to {@link SyncPoint#DEFAULT_WAIT_TIMEOUT}.
+     *
+     * @throws NullPointerException if {@code point} is null (at assembly)
+     */
     public Mono<Void> await(SyncPoint point) {
         return await(point, SyncPoint.DEFAULT_WAIT_TIMEOUT);
     }
 
     /**
-     * Waits on {@code point} up to {@code timeout}.
+     * Waits on {@code point} up to {@code timeout}. A negative {@code timeout} fails the {@code Mono} through
+     * {@code onError} with {@link SyncInvalidArgumentException}, at each subscription.
      *
-     * @throws IllegalArgumentException if {@code timeout} is negative (at assembly, not subscription)
+     * @throws NullPointerException if {@code point} or {@code timeout} is null (at assembly)
      */
     public Mono<Void> await(SyncPoint point, Duration timeout) {
         return await(Objects.requireNonNull(point, "point").waiter(), timeout);
     }
 
-    /** Waits on {@code waiter} up to {@code timeout}; see {@link #await(SyncPoint, Duration)}. */
+    /**
+     * Waits on {@code waiter} up to {@code timeout}; see {@link #await(SyncPoint, Duration)}.
+     *
+     * @throws NullPointerException if {@code waiter} or {@code timeout} is null (at assembly)
+     */
     public Mono<Void> await(SyncWaiter waiter, Duration timeout) {
         Objects.requireNonNull(waiter, "waiter");
-        Timeouts.requireValid(timeout);
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative()) {
+            return invalidTimeout(timeout);
+        }
         return new WaitMono(this, waiter, timeout);
     }
 
     /**
      * Completes when every point has been signalled (at once for an empty collection). The first error
      * (including a timeout) fails the result and cancels — frees — every other wait. Like {@link #await}, the
-     * member waits start at subscription, without demand.
+     * member waits start at subscription, without demand; the collection is read at assembly. A negative
+     * {@code timeout} fails the {@code Mono} with {@link SyncInvalidArgumentException}.
+     *
+     * @throws NullPointerException if {@code points}, one of its elements or {@code timeout} is null (at
+     *                              assembly)
      */
     public Mono<Void> awaitAll(Collection<? extends SyncPoint> points, Duration timeout) {
-        Timeouts.requireValid(timeout);
-        List<Mono<Void>> waits = new ArrayList<>(points.size());
-        for (SyncPoint p : points) {
+        List<SyncPoint> members = requireMembers(points, timeout);
+        if (timeout.isNegative()) {
+            return invalidTimeout(timeout);
+        }
+        List<Mono<Void>> waits = new ArrayList<>(members.size());
+        for (SyncPoint p : members) {
             waits.add(await(p, timeout));
         }
         return waits.isEmpty() ? Mono.empty() : new WaitGroupMono(waits, WaitGroupMono.Mode.ALL);
@@ -164,19 +188,51 @@ public final class SyncEngine implements Disposable {
      * Completes when the first point is signalled; every other wait is then cancelled and freed. Errors of
      * single members are set aside while another may still succeed; when all fail, the result fails with the
      * first member's error (so all timing out fails with {@link SyncTimeoutException}), the others suppressed.
-     * Like {@link #await}, the member waits start at subscription, without demand. An empty collection
-     * fails with {@link SyncInvalidArgumentException}.
+     * Like {@link #await}, the member waits start at subscription, without demand; the collection is read at
+     * assembly. An empty collection or a negative {@code timeout} fails the {@code Mono} with
+     * {@link SyncInvalidArgumentException}.
+     *
+     * @throws NullPointerException if {@code points}, one of its elements or {@code timeout} is null (at
+     *                              assembly)
      */
     public Mono<Void> awaitAny(Collection<? extends SyncPoint> points, Duration timeout) {
-        Timeouts.requireValid(timeout);
-        if (points.isEmpty()) {
-            return Mono.error(new SyncInvalidArgumentException(null, "awaitAny needs at least one point"));
+        List<SyncPoint> members = requireMembers(points, timeout);
+        if (timeout.isNegative()) {
+            return invalidTimeout(timeout);
         }
-        List<Mono<Void>> waits = new ArrayList<>(points.size());
-        for (SyncPoint p : points) {
+        if (members.isEmpty()) {
+            return Mono.error(() -> new SyncInvalidArgumentException(null, "awaitAny needs at least one point"));
+        }
+        List<Mono<Void>> waits = new ArrayList<>(members.size());
+        for (SyncPoint p : members) {
             waits.add(await(p, timeout));
         }
         return new WaitGroupMono(waits, WaitGroupMono.Mode.ANY);
+    }
+
+    /**
+     * The rule for bad arguments, shared by every operator: a null argument (or a null element of a collection
+     * argument) throws {@link NullPointerException} at assembly, as in Reactor; the copy of the collection's
+     * elements is returned.
+     */
+    static List<SyncPoint> requireMembers(Collection<? extends SyncPoint> points, Duration timeout) {
+        Objects.requireNonNull(points, "points");
+        Objects.requireNonNull(timeout, "timeout");
+        List<SyncPoint> members = new ArrayList<>(points.size());
+        int i = 0;
+        for (SyncPoint p : points) {
+            members.add(Objects.requireNonNull(p, "points contains null (element " + i + ")"));
+            i++;
+        }
+        return members;
+    }
+
+    /**
+     * The rule for bad values: a {@code Mono} that fails each subscriber with a new
+     * {@link SyncInvalidArgumentException} ({@link io.gpusync.ErrorKind#CONFIGURATION}) through {@code onError}.
+     */
+    static Mono<Void> invalidTimeout(Duration timeout) {
+        return Mono.error(() -> new SyncInvalidArgumentException(null, "timeout must not be negative: " + timeout));
     }
 
     /** The path a wait on {@code waiter} takes in this engine (before any overflow to the probe path). */
@@ -187,6 +243,42 @@ public final class SyncEngine implements Disposable {
     /** Waits started and not yet terminated. */
     public int pendingWaits() {
         return pending.size();
+    }
+
+    /**
+     * What a health check needs: pending waits, and the waits that failed because a device or context was
+     * lost ({@link io.gpusync.DeviceLostException} or any {@link ErrorKind#FATAL} error). Never blocks.
+     */
+    public EngineHealth health() {
+        DeviceLoss last = lastDeviceLost;
+        return new EngineHealth(name, pending.size(), deviceLostFailures.sum(), last != null ? last.error : null,
+                last != null ? last.at : null, disposed);
+    }
+
+    /**
+     * Adds the metrics sink of {@code registry} (made by {@code sink}) unless this engine already reports to
+     * that registry; see {@link GpuSyncMetrics}.
+     */
+    void bindMetrics(Object registry, Supplier<EngineMetrics> sink) {
+        synchronized (boundRegistries) {
+            if (!boundRegistries.add(registry)) {
+                return;
+            }
+            EngineMetrics added = sink.get();
+            EngineMetrics before = metrics;
+            metrics = before == EngineMetrics.NONE ? added : EngineMetrics.both(before, added);
+        }
+    }
+
+    /** Counts a wait that failed with {@code error} for {@link #health()}. */
+    private void failedWith(Throwable error) {
+        if (error instanceof SyncException se && se.kind() == ErrorKind.FATAL) {
+            lastDeviceLost = new DeviceLoss(se, Instant.now());
+            deviceLostFailures.increment();
+        }
+    }
+
+    private record DeviceLoss(SyncException error, Instant at) {
     }
 
     /** This engine's name (its threads are named {@code gpusync-<name>-…}). */
@@ -222,11 +314,13 @@ public final class SyncEngine implements Disposable {
                 error = e;
             }
             if (signalled || error != null) { // answered at once: no wait to register
+                EngineMetrics metrics = this.metrics;
                 if (signalled) {
                     metrics.completed(WaitPath.IMMEDIATE, 0);
                 } else if (error instanceof SyncTimeoutException) {
                     metrics.timedOut(WaitPath.IMMEDIATE);
                 } else {
+                    failedWith(error);
                     metrics.failed(WaitPath.IMMEDIATE, error);
                 }
                 actual.onSubscribe(Operators.emptySubscription());
@@ -275,6 +369,10 @@ public final class SyncEngine implements Disposable {
         pending.remove(wait);
         long seen = System.nanoTime();
         WaitPath path = wait.path();
+        EngineMetrics metrics = this.metrics;
+        if (outcome != null && outcome != PendingWait.CANCELLED && !(outcome instanceof SyncTimeoutException)) {
+            failedWith(outcome);
+        }
         try {
             if (outcome == PendingWait.CANCELLED) {
                 metrics.cancelled(path);
@@ -358,25 +456,11 @@ public final class SyncEngine implements Disposable {
                 LOG.log(System.Logger.Level.WARNING, "stopping " + s.path() + " of engine " + name + " failed", e);
             }
         }
-        if (ownsGroup) {
-            try {
-                io.netty.util.concurrent.Future<?> stopped = group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
-                if (!inOwnLoop()) {
-                    stopped.awaitUninterruptibly(5, TimeUnit.SECONDS);
-                }
-            } catch (Throwable e) {
-                LOG.log(System.Logger.Level.WARNING, "stopping the event loops of engine " + name + " failed", e);
-            }
+        try {
+            loops.shutdown();
+        } catch (Throwable e) {
+            LOG.log(System.Logger.Level.WARNING, "stopping the event loops of engine " + name + " failed", e);
         }
-    }
-
-    private boolean inOwnLoop() {
-        for (io.netty.util.concurrent.EventExecutor e : group) {
-            if (e.inEventLoop()) {
-                return true;
-            }
-        }
-        return false;
     }
 
     @Override
@@ -396,7 +480,7 @@ public final class SyncEngine implements Disposable {
     public static final class Builder {
         private String name;
         private int eventLoopThreads = 1;
-        private IoEventLoopGroup eventLoopGroup;
+        private Object eventLoopGroup; // a Netty 4.2 IoEventLoopGroup: Object keeps Netty optional
         private int waiterThreads = 16;
         private int pollerThreads = 1;
         private Duration blockingSlice = Duration.ofMillis(5);
@@ -415,19 +499,30 @@ public final class SyncEngine implements Disposable {
             return this;
         }
 
-        /** Threads of the engine's own epoll event loop group (default 1); ignored with {@link #eventLoopGroup}. */
+        /**
+         * Threads of the engine's own event loops (default 1): Netty 4.2 epoll loops when Netty 4.2 and native
+         * epoll are on the class path, else plain hand-off threads; ignored with {@link #eventLoopGroup}.
+         */
         public Builder eventLoopThreads(int n) {
             this.eventLoopThreads = positive(n, "eventLoopThreads");
             return this;
         }
 
         /**
-         * Uses these Netty 4.2 event loops (e.g. a Reactor Netty server's, built with
-         * {@code EpollIoHandler}) for fd completions and driver-callback hand-offs instead of creating a group.
-         * The engine never shuts them down.
+         * Uses these Netty event loops for fd completions ({@link WaitPath#EPOLL}) and driver-callback hand-offs
+         * instead of creating loops — typically a Reactor Netty server's:
+         * {@code builder.eventLoopGroup(LoopResources.create("http", workers, true).onServer(true))}. The group
+         * must be a Netty 4.2 {@code io.netty.channel.IoEventLoopGroup} running {@code EpollIoHandler}
+         * (reactor-netty 1.3 / Spring Boot 4 with native epoll). The engine never shuts them down.
+         *
+         * @throws io.gpusync.SyncNotSupportedException at once if Netty is older than 4.2 (e.g. the 4.1 of
+         *         Spring Boot 3 / reactor-netty 1.2), its epoll transport is missing, or {@code group} is not an
+         *         {@code IoEventLoopGroup} running epoll; the message names the version found and the fix
          */
-        public Builder eventLoopGroup(IoEventLoopGroup group) {
-            this.eventLoopGroup = Objects.requireNonNull(group, "group");
+        public Builder eventLoopGroup(io.netty.channel.EventLoopGroup group) {
+            Objects.requireNonNull(group, "group");
+            NettyPresence.requireEpollGroup(group);
+            this.eventLoopGroup = group;
             return this;
         }
 
@@ -486,7 +581,11 @@ public final class SyncEngine implements Disposable {
             return this;
         }
 
-        /** Publishes the engine's meters (see the package docs) to this Micrometer registry. */
+        /**
+         * Publishes the engine's meters to this Micrometer registry: the same as
+         * {@code new GpuSyncMetrics(engine).bindTo(registry)} on the built engine (without histograms; see
+         * {@link GpuSyncMetrics} for the meters and for histograms).
+         */
         public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
             this.meterRegistry = Objects.requireNonNull(registry, "registry");
             return this;

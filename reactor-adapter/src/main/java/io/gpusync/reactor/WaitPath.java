@@ -29,7 +29,11 @@ public enum WaitPath {
     IMMEDIATE,
     /** The API calls back on completion ({@link io.gpusync.spi.SignalCallbackWaiter}): no thread waits. */
     CALLBACK,
-    /** A file descriptor becomes readable ({@link io.gpusync.spi.ReadableFdWaiter}): watched by a Netty epoll loop. */
+    /**
+     * A file descriptor becomes readable ({@link io.gpusync.spi.ReadableFdWaiter}): watched by a Netty epoll loop.
+     * Needs Netty 4.2 (reactor-netty 1.3, Spring Boot 4) with its epoll transport and native library; without
+     * them (no Netty, Netty 4.1, no native epoll) fd waits take {@link #BLOCKING}.
+     */
     EPOLL,
     /** Many waits of one {@link io.gpusync.spi.WaitSet} served by one thread blocked in a wait-any. */
     WAIT_SET,

@@ -2,6 +2,8 @@
  * gpusync's reactive engine: {@link io.gpusync.reactor.GpuSync} turns {@link io.gpusync.SyncPoint}s into
  * {@code Mono<Void>} waits served by a {@link io.gpusync.reactor.SyncEngine} — callbacks, Netty epoll event
  * loops, wait-set threads, a waiter-thread pool and a spin-then-poll scheduler, picked per waiter
- * ({@link io.gpusync.reactor.WaitPath}).
+ * ({@link io.gpusync.reactor.WaitPath}). Netty is optional: only the epoll path uses it, and it needs Netty 4.2
+ * (reactor-netty 1.3, Spring Boot 4) with native epoll; {@link io.gpusync.reactor.GpuSyncMetrics} publishes an
+ * engine's meters to Micrometer (also optional).
  */
 package io.gpusync.reactor;

@@ -12,7 +12,6 @@ import io.gpusync.spi.WaitSet;
 import io.gpusync.spi.WaitSetMember;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.nio.NioIoHandler;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -148,7 +147,7 @@ class TerminationProtocolTest {
 
     @Test
     void aDriverCallbackStillCompletesItsWaitWhenTheUsersEventLoopsHaveShutDown() {
-        MultiThreadIoEventLoopGroup userLoops = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        MultiThreadIoEventLoopGroup userLoops = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
         SyncEngine engine = GpuSync.builder().name("stopped-loops").eventLoopGroup(userLoops).build();
         try {
             CpuTimeline timeline = new CpuTimeline();

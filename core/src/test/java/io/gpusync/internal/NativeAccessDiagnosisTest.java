@@ -1,0 +1,76 @@
+package io.gpusync.internal;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A JVM that denies native access ({@code --illegal-native-access=deny} without {@code --enable-native-access})
+ * gets a CONFIGURATION error naming both flag forms — never "the driver is not installed" — and the same
+ * program works once the class-path flag is given. Child JVMs run {@link NativeAccessProbe}.
+ */
+class NativeAccessDiagnosisTest {
+
+    @Test
+    void deniedNativeAccessIsAConfigurationErrorThatNamesBothFlags() throws Exception {
+        String out = runProbe("--illegal-native-access=deny");
+        assertThat(out).contains("cpu: ok"); // pure-Java waits need no native access
+        for (String step : List.of("eventfd", "vulkan")) {
+            String line = out.lines().filter(l -> l.startsWith(step + ": ")).findFirst().orElseThrow(
+                    () -> new AssertionError(step + " printed nothing:\n" + out));
+            System.out.println(line);
+            assertThat(line).as(out)
+                    .startsWith(step + ": SyncNotSupportedException (CONFIGURATION): ")
+                    .contains("--enable-native-access=ALL-UNNAMED")
+                    .contains("--enable-native-access=io.gpusync.core,io.gpusync.bindings,io.netty.common")
+                    .doesNotContainIgnoringCase("driver")
+                    .doesNotContain("not installed");
+        }
+    }
+
+    @Test
+    void theClassPathFlagGrantsIt() throws Exception {
+        String out = runProbe("--illegal-native-access=deny", NativeAccess.CLASS_PATH_FLAG);
+        assertThat(out).contains("cpu: ok", "eventfd: ok").doesNotContain("native access");
+    }
+
+    @Test
+    void theModulePathFlagNamesTheRealModules() throws IOException {
+        Path root = Path.of("").toAbsolutePath().getParent();
+        String core = moduleName(root.resolve("core/src/main/java/module-info.java"));
+        String bindings = moduleName(root.resolve("native-bindings/src/main/java/module-info.java"));
+        assertThat(NativeAccess.MODULE_PATH_FLAG)
+                .isEqualTo("--enable-native-access=" + core + "," + bindings + ",io.netty.common");
+    }
+
+    private static String moduleName(Path descriptor) throws IOException {
+        Matcher m = Pattern.compile("(?m)^\\s*(?:open\\s+)?module\\s+([\\w.]+)").matcher(Files.readString(descriptor));
+        assertThat(m.find()).as(descriptor.toString()).isTrue();
+        return m.group(1);
+    }
+
+    private static String runProbe(String... jvmFlags) throws IOException, InterruptedException {
+        String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(List.of(jvmFlags));
+        command.addAll(List.of("-Xshare:auto", "-cp", classPath, NativeAccessProbe.class.getName()));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+        }
+        assertThat(p.exitValue()).as(out).isZero();
+        return out;
+    }
+}

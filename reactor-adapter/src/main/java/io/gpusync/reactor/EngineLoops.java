@@ -1,0 +1,21 @@
+package io.gpusync.reactor;
+
+import java.util.concurrent.Executor;
+
+/**
+ * The threads an engine hands driver callbacks to ({@link WaitPath#CALLBACK}) and, with Netty 4.2 epoll,
+ * watches fds on ({@link WaitPath#EPOLL}): {@link NettyLoops} (the engine's own epoll loops, or a user's),
+ * or {@link JdkLoops} when Netty 4.2 with native epoll is not there. {@link #execute} throws
+ * {@link java.util.concurrent.RejectedExecutionException} once the loops have shut down. Thread-safe.
+ */
+interface EngineLoops extends Executor {
+
+    /** The {@link WaitPath#EPOLL} strategy on these loops, or {@code null} if they cannot watch fds. */
+    WaitStrategy fdWatcher();
+
+    /**
+     * Stops the loops if the engine created them (never a user's): waits up to 5 s for them to stop,
+     * except when called from one of them.
+     */
+    void shutdown();
+}
