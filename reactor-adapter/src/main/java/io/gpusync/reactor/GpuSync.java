@@ -2,10 +2,12 @@ package io.gpusync.reactor;
 
 import io.gpusync.SyncPoint;
 import io.gpusync.SyncWaiter;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import java.time.Duration;
 import java.util.Collection;
+import java.util.function.Function;
 
 /**
  * The entry point: GPU (and host) sync points as {@code Mono<Void>}.
@@ -59,6 +61,23 @@ public final class GpuSync {
     /** {@link SyncEngine#awaitAny} on the default engine. */
     public static Mono<Void> awaitAny(Collection<? extends SyncPoint> points, Duration timeout) {
         return defaultEngine().awaitAny(points, timeout);
+    }
+
+    /** {@link SyncEngine#awaitEach} on the default engine: in source order, at most {@code maxInFlight} ahead. */
+    public static <T> Function<Flux<T>, Flux<T>> awaitEach(Function<? super T, ? extends SyncPoint> pointOf,
+                                                           int maxInFlight, Duration timeout) {
+        return defaultEngine().awaitEach(pointOf, maxInFlight, timeout);
+    }
+
+    /** {@link SyncEngine#awaitEachUnordered} on the default engine: in completion order. */
+    public static <T> Function<Flux<T>, Flux<T>> awaitEachUnordered(Function<? super T, ? extends SyncPoint> pointOf,
+                                                                    int maxInFlight, Duration timeout) {
+        return defaultEngine().awaitEachUnordered(pointOf, maxInFlight, timeout);
+    }
+
+    /** {@link SyncEngine#awaitFirst} on the default engine: the first point signalled. */
+    public static Mono<SyncPoint> awaitFirst(Collection<? extends SyncPoint> points, Duration timeout) {
+        return defaultEngine().awaitFirst(points, timeout);
     }
 
     private static final class Shared {

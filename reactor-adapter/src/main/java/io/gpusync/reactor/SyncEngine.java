@@ -14,6 +14,7 @@ import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.nio.NioIoHandler;
 import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
 import reactor.core.scheduler.Scheduler;
@@ -28,6 +29,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -177,6 +179,89 @@ public final class SyncEngine implements Disposable {
             waits.add(await(p, timeout));
         }
         return new WaitGroupMono(waits, WaitGroupMono.Mode.ANY);
+    }
+
+    /**
+     * A pipeline stage, for {@code flux.transform(...)}: waits on the point of every item ({@code pointOf}) and
+     * emits the item, <b>in source order</b>, as soon as its point and those of all earlier items have been
+     * signalled.
+     *
+     * <pre>{@code
+     * Flux.fromIterable(batches)
+     *     .map(batch -> submit(batch))                 // returns the submission, which knows its SyncPoint
+     *     .transform(engine.awaitEach(Submission::done, 64, Duration.ofSeconds(2)))
+     *     .subscribe(...);
+     * }</pre>
+     *
+     * <p><b>Backpressure.</b> It requests from upstream only what downstream has asked for, and at most
+     * {@code maxInFlight} items beyond those it has emitted: when the submission happens upstream, no more than
+     * {@code maxInFlight} submissions are outstanding, and downstream backpressure reaches the GPU queue. Demand
+     * of 0 requests nothing upstream. All the waits in flight proceed at once (each an ordinary wait of this
+     * engine, on the path its waiter allows, with {@code timeout} from the moment its item arrives).
+     *
+     * <p><b>Errors and cancellation.</b> The first wait that fails or times out fails the Flux with a
+     * {@link io.gpusync.SyncException} of the same type (a timeout stays a {@link SyncTimeoutException}) whose
+     * message names the item's index and point, and cancels upstream and every other wait. An error of
+     * {@code pointOf} or of upstream fails the Flux likewise. Cancelling the Flux ({@code take(n)} and
+     * {@code dispose} included) cancels upstream and frees every wait in flight at once. Disposing the engine
+     * fails the Flux with {@link SyncCancelledException}.
+     *
+     * <p><b>Threads.</b> Adds no thread and takes no lock: items are emitted on the thread that signals the
+     * wait that unblocks them (see {@link WaitPath}), on the {@code deliverOn} scheduler if set, or on the thread
+     * that requests or sends items. Never blocks. Cold and lazy: each subscription is a new pipeline.
+     *
+     * @param pointOf     the point to wait on for an item (called once per item, on the thread of
+     *                    {@code onNext}); must not return {@code null}
+     * @param maxInFlight the most items received and not yet emitted, at least 1
+     * @param timeout     the timeout of each item's wait
+     * @throws IllegalArgumentException if {@code maxInFlight < 1} or {@code timeout} is negative (at assembly,
+     *                                  like Reactor's prefetch checks)
+     */
+    public <T> Function<Flux<T>, Flux<T>> awaitEach(Function<? super T, ? extends SyncPoint> pointOf,
+                                                    int maxInFlight, Duration timeout) {
+        return pipeline(pointOf, maxInFlight, timeout, true);
+    }
+
+    /**
+     * {@link #awaitEach} that emits each item as soon as its own point is signalled (completion order), with the
+     * same backpressure, errors, cancellation and threads.
+     *
+     * @throws IllegalArgumentException if {@code maxInFlight < 1} or {@code timeout} is negative (at assembly)
+     */
+    public <T> Function<Flux<T>, Flux<T>> awaitEachUnordered(Function<? super T, ? extends SyncPoint> pointOf,
+                                                             int maxInFlight, Duration timeout) {
+        return pipeline(pointOf, maxInFlight, timeout, false);
+    }
+
+    private <T> Function<Flux<T>, Flux<T>> pipeline(Function<? super T, ? extends SyncPoint> pointOf,
+                                                    int maxInFlight, Duration timeout, boolean ordered) {
+        Objects.requireNonNull(pointOf, "pointOf");
+        if (maxInFlight < 1) {
+            throw new IllegalArgumentException("maxInFlight must be at least 1: " + maxInFlight);
+        }
+        Timeouts.requireValid(timeout);
+        return flux -> new FluxAwaitEach<>(flux, this, pointOf, maxInFlight, timeout, ordered);
+    }
+
+    /**
+     * Emits the first of {@code points} to be signalled — the very instance passed in — and cancels (frees) the
+     * waits on the others at once. A point that fails is set aside while another may still be signalled; when
+     * all have failed, the Mono fails with the failure that came first (the others suppressed), so none
+     * signalled within {@code timeout} fails with {@link SyncTimeoutException}. Disposing the engine fails it
+     * with {@link SyncCancelledException}. Like {@link #awaitAny}, the waits start at subscription, without
+     * demand (the winner is held until requested); cancelling frees them all. Signals run on the thread of the
+     * wait that decided (see {@link WaitPath}). An empty collection fails with
+     * {@link SyncInvalidArgumentException}.
+     *
+     * @throws IllegalArgumentException if {@code timeout} is negative (at assembly)
+     * @throws NullPointerException     if {@code points} holds {@code null}
+     */
+    public Mono<SyncPoint> awaitFirst(Collection<? extends SyncPoint> points, Duration timeout) {
+        Timeouts.requireValid(timeout);
+        if (points.isEmpty()) {
+            return Mono.error(new SyncInvalidArgumentException(null, "awaitFirst needs at least one point"));
+        }
+        return new MonoAwaitFirst(this, List.copyOf(points), timeout);
     }
 
     /** The path a wait on {@code waiter} takes in this engine (before any overflow to the probe path). */
