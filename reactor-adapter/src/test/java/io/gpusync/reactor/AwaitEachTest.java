@@ -341,4 +341,36 @@ class AwaitEachTest {
         assertThat(out.getReceivedOnNext()).isEqualTo(IntStream.range(0, n).boxed().toList());
         assertThat(engine.pendingWaits()).isZero();
     }
+
+    @Test
+    void aCancelRacingCompletionsOnAnotherThreadLeavesNoWaitBehind() throws InterruptedException {
+        java.util.Random random = new java.util.Random(42);
+        for (int round = 0; round < 200; round++) {
+            boolean ordered = round % 2 == 0;
+            CpuTimeline[] lines = timelines(64);
+            List<Integer> order = new ArrayList<>(IntStream.range(0, 64).boxed().toList());
+            java.util.Collections.shuffle(order, random);
+            TestSubscriber<Integer> out = TestSubscriber.create();
+            Function<Integer, SyncPoint> pointOf = on(lines);
+            Flux.range(0, 64)
+                    .transform(ordered ? engine.awaitEach(pointOf, 16, LONG) : engine.awaitEachUnordered(pointOf, 16, LONG))
+                    .subscribe(out);
+            Thread signaller = Thread.ofPlatform().start(() -> order.forEach(i -> lines[i].signal(1)));
+            for (int spin = random.nextInt(2_000); spin > 0; spin--) {
+                Thread.onSpinWait();
+            }
+            out.cancel();
+            signaller.join();
+
+            assertThat(engine.pendingWaits()).as("round %d", round).isZero();
+            for (CpuTimeline line : lines) {
+                assertThat(line.pendingWaits()).isZero();
+            }
+            assertThat(out.getReceivedOnNext().size()).isLessThanOrEqualTo(64);
+            if (ordered) {
+                assertThat(out.getReceivedOnNext()).isEqualTo(IntStream.range(0, out.getReceivedOnNext().size())
+                        .boxed().toList());
+            }
+        }
+    }
 }
