@@ -107,8 +107,10 @@ final class FluxAwaitEach<T> extends FluxOperator<T, T> {
 
     /** One subscription: the subscriber of the source, the subscription of downstream, the drain loop. */
     static final class Pipeline<T> implements CoreSubscriber<T>, Subscription {
+        @SuppressWarnings("rawtypes")
         private static final AtomicIntegerFieldUpdater<Pipeline> WIP =
                 AtomicIntegerFieldUpdater.newUpdater(Pipeline.class, "wip");
+        @SuppressWarnings("rawtypes")
         private static final AtomicLongFieldUpdater<Pipeline> REQUESTED =
                 AtomicLongFieldUpdater.newUpdater(Pipeline.class, "requested");
         @SuppressWarnings("rawtypes")

@@ -18,6 +18,9 @@ import java.util.function.Function;
  *     .subscribe(...);
  * }</pre>
  *
+ * <p>A {@code Flux} of submitted work is awaited in order, with at most {@code maxInFlight} submissions
+ * outstanding, by {@link #awaitEach}: {@code flux.transform(GpuSync.awaitEach(Submission::done, 64, timeout))}.
+ *
  * <p>The static methods use {@link #defaultEngine()}, shared, created on first use and needing no setup;
  * {@link #builder()} makes engines with their own threads, loops, metrics and delivery scheduler. Every
  * {@code Mono} here is lazy and cold, completes when the point is signalled, fails with a typed
