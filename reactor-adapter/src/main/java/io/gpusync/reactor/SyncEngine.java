@@ -181,6 +181,9 @@ public final class SyncEngine implements Disposable {
         return new WaitGroupMono(waits, WaitGroupMono.Mode.ANY);
     }
 
+    /** The largest {@code maxInFlight} of {@link #awaitEach} and {@link #awaitEachUnordered}: 2<sup>20</sup>. */
+    public static final int MAX_IN_FLIGHT = 1 << 20;
+
     /**
      * A pipeline stage, for {@code flux.transform(...)}: waits on the point of every item ({@code pointOf}) and
      * emits the item, <b>in source order</b>, as soon as its point and those of all earlier items have been
@@ -212,10 +215,11 @@ public final class SyncEngine implements Disposable {
      *
      * @param pointOf     the point to wait on for an item (called once per item, on the thread of
      *                    {@code onNext}); must not return {@code null}
-     * @param maxInFlight the most items received and not yet emitted, at least 1
+     * @param maxInFlight the most items received and not yet emitted, from 1 to {@value #MAX_IN_FLIGHT}; each
+     *                    subscription holds an array of that many slots (rounded up to a power of two)
      * @param timeout     the timeout of each item's wait
-     * @throws IllegalArgumentException if {@code maxInFlight < 1} or {@code timeout} is negative (at assembly,
-     *                                  like Reactor's prefetch checks)
+     * @throws IllegalArgumentException if {@code maxInFlight} is not in [1, {@value #MAX_IN_FLIGHT}] or
+     *                                  {@code timeout} is negative (at assembly, like Reactor's prefetch checks)
      */
     public <T> Function<Flux<T>, Flux<T>> awaitEach(Function<? super T, ? extends SyncPoint> pointOf,
                                                     int maxInFlight, Duration timeout) {
@@ -226,7 +230,8 @@ public final class SyncEngine implements Disposable {
      * {@link #awaitEach} that emits each item as soon as its own point is signalled (completion order), with the
      * same backpressure, errors, cancellation and threads.
      *
-     * @throws IllegalArgumentException if {@code maxInFlight < 1} or {@code timeout} is negative (at assembly)
+     * @throws IllegalArgumentException if {@code maxInFlight} is not in [1, {@value #MAX_IN_FLIGHT}] or
+     *                                  {@code timeout} is negative (at assembly)
      */
     public <T> Function<Flux<T>, Flux<T>> awaitEachUnordered(Function<? super T, ? extends SyncPoint> pointOf,
                                                              int maxInFlight, Duration timeout) {
@@ -236,8 +241,8 @@ public final class SyncEngine implements Disposable {
     private <T> Function<Flux<T>, Flux<T>> pipeline(Function<? super T, ? extends SyncPoint> pointOf,
                                                     int maxInFlight, Duration timeout, boolean ordered) {
         Objects.requireNonNull(pointOf, "pointOf");
-        if (maxInFlight < 1) {
-            throw new IllegalArgumentException("maxInFlight must be at least 1: " + maxInFlight);
+        if (maxInFlight < 1 || maxInFlight > MAX_IN_FLIGHT) {
+            throw new IllegalArgumentException("maxInFlight must be from 1 to " + MAX_IN_FLIGHT + ": " + maxInFlight);
         }
         Timeouts.requireValid(timeout);
         return flux -> new FluxAwaitEach<>(flux, this, pointOf, maxInFlight, timeout, ordered);

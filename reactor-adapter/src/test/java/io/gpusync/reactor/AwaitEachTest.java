@@ -264,11 +264,14 @@ class AwaitEachTest {
     }
 
     @Test
-    void maxInFlightBelowOneIsRefusedAtAssembly() {
+    void maxInFlightOutsideItsBoundsIsRefusedAtAssembly() {
         assertThatThrownBy(() -> engine.awaitEach(i -> SyncPoint.CPU, 0, LONG))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxInFlight");
         assertThatThrownBy(() -> GpuSync.awaitEachUnordered(i -> SyncPoint.CPU, -1, LONG))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxInFlight");
+        assertThatThrownBy(() -> engine.awaitEach(i -> SyncPoint.CPU, SyncEngine.MAX_IN_FLIGHT + 1, LONG))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxInFlight");
+        assertThat(engine.awaitEach(i -> SyncPoint.CPU, SyncEngine.MAX_IN_FLIGHT, LONG)).isNotNull();
         assertThatThrownBy(() -> engine.awaitEach(i -> SyncPoint.CPU, 1, Duration.ofSeconds(-1)))
                 .isInstanceOf(IllegalArgumentException.class);
     }
