@@ -57,6 +57,13 @@ public final class DemoMain implements Callable<Integer> {
     @Option(names = "--concurrency", defaultValue = "128", description = "load mode: requests in flight (default: ${DEFAULT-VALUE})")
     int concurrency;
 
+    @Option(names = "--batch", description = "load mode: GET /batch?n=N (N units through awaitEach per request) instead of /work")
+    Integer batch;
+
+    @Option(names = "--batch-in-flight", defaultValue = "64",
+            description = "load mode with --batch: the inFlight of each /batch request (default: ${DEFAULT-VALUE})")
+    int batchInFlight;
+
     @Option(names = "--work-ms", description = "load mode: ?ms= of every request (default: the device's kernel model)")
     Double workMs;
 
@@ -97,6 +104,11 @@ public final class DemoMain implements Callable<Integer> {
         if (concurrency < 1) {
             throw new CommandLine.ParameterException(new CommandLine(this), "--concurrency must be ≥ 1");
         }
+        if (batch != null && (batch < 1 || batch > DemoServer.MAX_BATCH_UNITS
+                || batchInFlight < 1 || batchInFlight > DemoServer.MAX_BATCH_IN_FLIGHT)) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--batch must be in [1, "
+                    + DemoServer.MAX_BATCH_UNITS + "] and --batch-in-flight in [1, " + DemoServer.MAX_BATCH_IN_FLIGHT + "]");
+        }
         DeviceOptions deviceOptions = new DeviceOptions(
                 new KernelModel(kernelMedian, kernelSigma, tailProbability, tailFactor), queues, false);
         Devices.Discovery discovery = Devices.open(backend, deviceOptions);
@@ -126,14 +138,19 @@ public final class DemoMain implements Callable<Integer> {
             default -> LoadRunner.Progress.auto();
         };
         String query = workMs == null ? "" : "ms=" + workMs;
+        String endpoint = "/work";
+        if (batch != null) {
+            endpoint = "/batch";
+            query = "n=" + batch + "&inFlight=" + batchInFlight + (query.isEmpty() ? "" : "&" + query);
+        }
         DemoServer.Options options = new DemoServer.Options("127.0.0.1", 0, timeout, Duration.ofSeconds(60), loops);
         try (DemoServer server = DemoServer.start(device, options)) {
             printHeader(server, discovery);
             out.println("  load      " + Units.duration(load.toNanos())
-                    + (warmup.isZero() ? " (no warm-up), " : " after a " + Units.duration(warmup.toNanos()) + " warm-up, ") + concurrency + " requests in flight, GET /work" + (query.isEmpty() ? "" : "?" + query)
+                    + (warmup.isZero() ? " (no warm-up), " : " after a " + Units.duration(warmup.toNanos()) + " warm-up, ") + concurrency + " requests in flight, GET " + endpoint + (query.isEmpty() ? "" : "?" + query)
                     + ", reactor-netty HttpClient over loopback");
             out.println();
-            LoadRunner.Result r = new LoadRunner(server, new LoadRunner.Options(load, warmup, concurrency, query, mode), out).run();
+            LoadRunner.Result r = new LoadRunner(server, new LoadRunner.Options(load, warmup, concurrency, query, mode, endpoint), out).run();
             int pendingAfter = awaitNoPending(server);
             out.println();
             printSummary(server, r, pendingAfter);
@@ -166,6 +183,10 @@ public final class DemoMain implements Callable<Integer> {
         out.printf(Locale.ROOT, "  requests  %s answered 200, %s timed out (504), %s other statuses, %s without answer  →  %,.0f req/s%n",
                 Units.count(r.ok()), Units.count(r.timeouts()), Units.count(r.otherStatus()), Units.count(r.clientErrors()),
                 r.throughput());
+        if (batch != null) {
+            out.printf(Locale.ROOT, "  units     %s done in 200 answers (NDJSON lines of /batch)  →  %,.0f units/s%n",
+                    Units.count(r.units()), r.unitThroughput());
+        }
         if (r.lastError() != null) {
             out.println("  last client error: " + r.lastError());
         }

@@ -17,6 +17,7 @@ import io.netty.channel.IoEventLoopGroup;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -45,6 +46,14 @@ import java.util.concurrent.TimeUnit;
  *       {@code 504} with a JSON error if it is not done within {@code timeoutMs} (default: the server's);
  *       {@code 400} for bad parameters, {@code 503} if the device fails. A client that goes away cancels its
  *       wait, which frees it at once.</li>
+ *   <li>{@code GET /batch?n=…[&inFlight=…][&ms=…][&size=…][&timeoutMs=…]} — submits {@code n} units (at most
+ *       {@value #MAX_BATCH_UNITS}) through {@code awaitEach}, at most {@code inFlight} (default
+ *       {@value #DEFAULT_BATCH_IN_FLIGHT}, at most {@value #MAX_BATCH_IN_FLIGHT}) submitted and not yet done, and
+ *       streams {@code 200} NDJSON ({@code application/x-ndjson}): one line {@code {"unit":i,"waitedMicros":…}} per
+ *       unit, in submission order, each as soon as it and every earlier unit are done. The client's own
+ *       backpressure reaches the device: a slow reader holds back submission. If a unit fails or times out, the
+ *       stream ends with one line {@code {"error":"timeout"|"device_error",…}} and the other units' waits are
+ *       freed; a client that goes away frees them all at once. {@code 400} for bad or too large parameters.</li>
  *   <li>{@code GET /metrics} — Prometheus text: the engine's {@code gpusync_*} meters (pending waits,
  *       outcomes, wait duration and wake latency histograms) and the demo's {@code demo_work_*} ones.</li>
  *   <li>{@code GET /health} — {@code 200 {"status":"UP",…}}.</li>
@@ -52,6 +61,13 @@ import java.util.concurrent.TimeUnit;
  */
 public final class DemoServer implements AutoCloseable {
     private static final String JSON = "application/json";
+    private static final String NDJSON = "application/x-ndjson";
+    /** The most units one {@code GET /batch} may submit. */
+    public static final int MAX_BATCH_UNITS = 100_000;
+    /** The most units of one {@code GET /batch} in flight (submitted, not yet done) at once. */
+    public static final int MAX_BATCH_IN_FLIGHT = 1_024;
+    /** {@code inFlight} of {@code GET /batch} when absent. */
+    public static final int DEFAULT_BATCH_IN_FLIGHT = 64;
     private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
 
     private final Device device;
@@ -115,6 +131,7 @@ public final class DemoServer implements AutoCloseable {
                     .runOn(loops)
                     .route(routes -> routes
                             .get("/work", this::work)
+                            .get("/batch", this::batch)
                             .get("/metrics", this::metrics)
                             .get("/health", this::health))
                     .bindNow(Duration.ofSeconds(10));
@@ -196,6 +213,72 @@ public final class DemoServer implements AutoCloseable {
     }
 
     private record Answer(HttpResponseStatus status, String body) {
+    }
+
+    /** One unit of a batch: its index, its point and when it was submitted. */
+    private record Unit(int index, SyncPoint point, long submittedNanos) {
+    }
+
+    private Mono<Void> batch(HttpServerRequest request, HttpServerResponse response) {
+        int n;
+        int inFlight;
+        Work work;
+        Duration timeout;
+        try {
+            QueryStringDecoder query = new QueryStringDecoder(request.uri());
+            n = boundedInt(query, "n", MAX_BATCH_UNITS)
+                    .orElseThrow(() -> new IllegalArgumentException("n (the number of units) is required"));
+            inFlight = boundedInt(query, "inFlight", MAX_BATCH_IN_FLIGHT).orElse(DEFAULT_BATCH_IN_FLIGHT);
+            Optional<Duration> ms = param(query, "ms").map(v -> Duration.ofNanos(Math.round(parseNonNegative("ms", v) * 1e6)));
+            int size = param(query, "size").map(v -> (int) Math.min(Integer.MAX_VALUE, Math.max(1, parseNonNegative("size", v))))
+                    .orElse(1);
+            timeout = param(query, "timeoutMs").map(v -> Duration.ofNanos(Math.round(parseNonNegative("timeoutMs", v) * 1e6)))
+                    .orElse(defaultTimeout);
+            if (timeout.compareTo(maxTimeout) > 0) {
+                throw new IllegalArgumentException("timeoutMs must be at most " + maxTimeout.toMillis());
+            }
+            work = new Work(size, ms);
+        } catch (IllegalArgumentException e) {
+            return send(response, HttpResponseStatus.BAD_REQUEST, error("bad_request", e.getMessage(), 0));
+        }
+        Duration t = timeout;
+        long received = System.nanoTime();
+        Flux<String> lines = Flux.range(0, n)
+                .map(i -> { // runs only on demand: awaitEach keeps at most inFlight units submitted and not done
+                    SyncPoint point = device.submit(work);
+                    lastPath = engine.pathFor(point.waiter());
+                    return new Unit(i, point, System.nanoTime());
+                })
+                .transform(engine.awaitEach(Unit::point, inFlight, t))
+                .map(u -> Json.object().put("unit", u.index())
+                        .put("waitedMicros", (System.nanoTime() - u.submittedNanos()) / 1_000).toString() + "\n")
+                .onErrorResume(e -> {
+                    long micros = (System.nanoTime() - received) / 1_000;
+                    String line = e instanceof SyncTimeoutException
+                            ? error("timeout", String.valueOf(e.getMessage()), micros)
+                            : error(e instanceof SyncException ? "device_error" : "internal_error",
+                            String.valueOf(e.getMessage()), micros);
+                    return Mono.just(line + "\n");
+                })
+                .doOnCancel(cancelled::increment); // the client went away: every wait in flight is freed
+        return response.status(HttpResponseStatus.OK).header(HttpHeaderNames.CONTENT_TYPE, NDJSON)
+                .sendString(lines).then();
+    }
+
+    /** An integer parameter in [1, max], if present. */
+    private static Optional<Integer> boundedInt(QueryStringDecoder query, String name, int max) {
+        return param(query, name).map(v -> {
+            long n;
+            try {
+                n = Long.parseLong(v);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(name + " must be an integer: '" + v + "'");
+            }
+            if (n < 1 || n > max) {
+                throw new IllegalArgumentException(name + " must be between 1 and " + max + ": " + n);
+            }
+            return (int) n;
+        });
     }
 
     private String error(String code, String message, long waitedMicros) {

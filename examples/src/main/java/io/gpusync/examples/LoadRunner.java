@@ -24,8 +24,8 @@ import java.util.regex.Pattern;
 
 /**
  * Drives a {@link DemoServer} over loopback with Reactor Netty's {@link HttpClient}: {@code concurrency}
- * request loops, each sending its next {@code GET /work} as soon as the last one is answered, for a warm-up
- * and then a measured period; shows progress and returns the latencies.
+ * request loops, each sending its next {@code GET /work} (or {@code GET /batch}) as soon as the last one is
+ * answered, for a warm-up and then a measured period; shows progress and returns the latencies.
  */
 public final class LoadRunner {
     private static final Pattern WAITED = Pattern.compile("\"waitedMicros\":(\\d+)");
@@ -37,10 +37,17 @@ public final class LoadRunner {
      * @param duration    the measured period
      * @param warmup      a period before it whose requests are not counted (JIT, connections)
      * @param concurrency requests in flight at once (one connection each)
-     * @param query       the query string of each {@code /work} request, e.g. {@code ms=0.5}; empty for none
+     * @param query       the query string of each request, e.g. {@code ms=0.5}; empty for none
      * @param progress    how to show progress
+     * @param endpoint    {@code /work} (one unit per request) or {@code /batch} (the query says {@code n} and
+     *                    {@code inFlight}; an answer is a stream of NDJSON lines, one per unit)
      */
-    public record Options(Duration duration, Duration warmup, int concurrency, String query, Progress progress) {
+    public record Options(Duration duration, Duration warmup, int concurrency, String query, Progress progress,
+                          String endpoint) {
+        /** Requests to {@code /work}. */
+        public Options(Duration duration, Duration warmup, int concurrency, String query, Progress progress) {
+            this(duration, warmup, concurrency, query, progress, "/work");
+        }
     }
 
     /** How progress is shown. */
@@ -70,12 +77,19 @@ public final class LoadRunner {
      * @param clientErrors requests that got no answer (connection errors)
      * @param lastError    the last client error, or null
      * @param elapsedNanos the measured period's actual length
+     * @param units        units done in 200 answers (one per {@code /work} answer; the unit lines of a
+     *                     {@code /batch} answer)
      */
     public record Result(Histogram latency, Histogram gpuWait, long ok, long timeouts, long otherStatus,
-                         long clientErrors, Throwable lastError, long elapsedNanos) {
+                         long clientErrors, Throwable lastError, long elapsedNanos, long units) {
         /** 200 answers per second. */
         public double throughput() {
             return ok * 1e9 / Math.max(1, elapsedNanos);
+        }
+
+        /** Units done per second. */
+        public double unitThroughput() {
+            return units * 1e9 / Math.max(1, elapsedNanos);
         }
     }
 
@@ -87,6 +101,7 @@ public final class LoadRunner {
     private final ConcurrentHistogram gpuWait = new ConcurrentHistogram(TimeUnit.NANOSECONDS.toMicros(MAX_NANOS), 3);
     private final Recorder interval = new Recorder(MAX_NANOS, 2);
     private final LongAdder ok = new LongAdder();
+    private final LongAdder units = new LongAdder();
     private final LongAdder timeouts = new LongAdder();
     private final LongAdder other = new LongAdder();
     private final LongAdder clientErrors = new LongAdder();
@@ -116,7 +131,7 @@ public final class LoadRunner {
         try {
             HttpClient client = HttpClient.create(pool).runOn(clientLoops).baseUrl(server.baseUrl())
                     .responseTimeout(Duration.ofSeconds(120));
-            String uri = "/work" + (options.query().isEmpty() ? "" : "?" + options.query());
+            String uri = options.endpoint() + (options.query().isEmpty() ? "" : "?" + options.query());
             long start = System.nanoTime();
             measureFrom = start + options.warmup().toNanos();
             long end = measureFrom + options.duration().toNanos();
@@ -154,7 +169,7 @@ public final class LoadRunner {
                 progress(start, end, true);
             }
             return new Result(latency.copy(), gpuWait.copy(), ok.sum(), timeouts.sum(), other.sum(),
-                    clientErrors.sum(), lastError.get(), elapsed);
+                    clientErrors.sum(), lastError.get(), elapsed, units.sum());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
@@ -177,9 +192,14 @@ public final class LoadRunner {
                 latency.recordValue(Math.min(nanos, MAX_NANOS));
                 interval.recordValue(Math.min(nanos, MAX_NANOS));
                 Matcher m = WAITED.matcher(body);
-                if (m.find()) {
+                boolean batch = body.startsWith("{\"unit\"");
+                while (m.find()) { // one per /work answer; one per unit line of a /batch answer
                     gpuWait.recordValue(Math.min(Long.parseLong(m.group(1)), TimeUnit.NANOSECONDS.toMicros(MAX_NANOS)));
+                    if (!batch) {
+                        break;
+                    }
                 }
+                units.add(batch ? body.lines().filter(l -> l.startsWith("{\"unit\"")).count() : 1);
             }
             case 504 -> timeouts.increment();
             default -> other.increment();

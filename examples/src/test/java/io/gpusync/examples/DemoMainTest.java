@@ -29,7 +29,28 @@ class DemoMainTest {
     }
 
     @Test
+    void loadModeCanDriveTheBatchEndpoint(@TempDir Path dir) {
+        org.junit.jupiter.api.Assumptions.assumeTrue(ModuleLayer.boot().findModule("java.desktop").isPresent(),
+                "this Java runtime has no java.desktop (a jlinked one): the demo skips its plot, saying so");
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream stdout = System.out;
+        int code;
+        System.setOut(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            code = new CommandLine(new DemoMain()).execute("--load", "1s", "--warmup", "0s", "--concurrency", "4",
+                    "--batch", "200", "--batch-in-flight", "32", "--progress", "off", "--backend", "cpu",
+                    "--plot", dir.resolve("latency.png").toString());
+        } finally {
+            System.setOut(stdout);
+        }
+        String printed = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(code).as(printed).isZero();
+        assertThat(printed).contains("GET /batch?n=200&inFlight=32").containsPattern("units +[0-9.,kM]+ done");
+    }
+
+    @Test
     void badArgumentsAreAUsageError() {
         assertThat(new CommandLine(new DemoMain()).execute("--load", "soon")).isEqualTo(2);
+        assertThat(new CommandLine(new DemoMain()).execute("--load", "1s", "--batch", "0")).isEqualTo(2);
     }
 }

@@ -192,4 +192,76 @@ class DemoServerTest {
         DemoServer server = start(KernelModel.DEFAULT, 1, Duration.ofSeconds(1));
         assertThat(server.sharesServerLoops()).isTrue();
     }
+
+    @Test
+    void aBatchStreamsOneNdjsonLinePerUnitInSubmissionOrder() throws InterruptedException {
+        // 8 queues, log-normal kernels: units finish out of order, the stream is in order
+        DemoServer server = start(new KernelModel(Duration.ofMillis(1), 1.0, 0.0, 1.0), 8, Duration.ofSeconds(30));
+        HttpClient client = client(server, 1);
+
+        Reply r = get(client, "/batch?n=500&inFlight=32").block(Duration.ofSeconds(60));
+
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.contentType()).startsWith("application/x-ndjson");
+        List<String> lines = r.body().lines().toList();
+        assertThat(lines).hasSize(500);
+        for (int i = 0; i < 500; i++) {
+            assertThat(lines.get(i)).startsWith("{\"unit\":" + i + ",\"waitedMicros\":").endsWith("}");
+        }
+        assertThat(eventually(() -> server.engine().pendingWaits() == 0)).isTrue();
+    }
+
+    @Test
+    void aBatchNeverHasMoreThanInFlightUnitsWaiting() throws InterruptedException {
+        DemoServer server = start(KernelModel.fixed(Duration.ofMillis(2)), 64, Duration.ofSeconds(30));
+        java.util.concurrent.atomic.AtomicReference<Reply> reply = new java.util.concurrent.atomic.AtomicReference<>();
+        get(client(server, 1), "/batch?n=400&inFlight=8").subscribe(reply::set);
+        int most = 0;
+        while (reply.get() == null) { // sampled: every sample is a lower bound of the true maximum
+            most = Math.max(most, server.engine().pendingWaits());
+            Thread.sleep(1);
+        }
+        assertThat(reply.get().body().lines().count()).isEqualTo(400);
+        assertThat(most).isPositive().isLessThanOrEqualTo(8);
+    }
+
+    @Test
+    void batchParametersOutOfBoundsAre400() {
+        DemoServer server = start(KernelModel.DEFAULT, 1, Duration.ofSeconds(1));
+        HttpClient client = client(server, 1);
+        for (String uri : List.of("/batch", "/batch?n=0", "/batch?n=" + (DemoServer.MAX_BATCH_UNITS + 1),
+                "/batch?n=10&inFlight=0", "/batch?n=10&inFlight=" + (DemoServer.MAX_BATCH_IN_FLIGHT + 1),
+                "/batch?n=abc", "/batch?n=10&timeoutMs=999999999")) {
+            Reply r = get(client, uri).block(Duration.ofSeconds(30));
+            assertThat(r.status()).as(uri).isEqualTo(400);
+            assertThat(r.body()).contains("\"error\":\"bad_request\"");
+        }
+        assertThat(server.engine().pendingWaits()).isZero();
+    }
+
+    @Test
+    void aBatchUnitThatTimesOutEndsTheStreamWithAnErrorLineAndFreesTheOthers() throws InterruptedException {
+        DemoServer server = start(KernelModel.fixed(Duration.ofSeconds(30)), 4, Duration.ofSeconds(30));
+        Reply r = get(client(server, 1), "/batch?n=20&inFlight=4&timeoutMs=50").block(Duration.ofSeconds(30));
+
+        assertThat(r.status()).isEqualTo(200);
+        List<String> lines = r.body().lines().toList();
+        assertThat(lines).hasSize(1);
+        assertThat(lines.getFirst()).contains("\"error\":\"timeout\"").contains("awaitEach: item ");
+        assertThat(eventually(() -> server.engine().pendingWaits() == 0)).isTrue();
+    }
+
+    @Test
+    void aClientThatCancelsABatchFreesEveryWaitInFlight() throws InterruptedException {
+        DemoServer server = start(KernelModel.fixed(Duration.ofSeconds(60)), 16, Duration.ofSeconds(60));
+        HttpClient client = client(server, 1);
+
+        Disposable request = get(client, "/batch?n=1000&inFlight=16").subscribe();
+        assertThat(eventually(() -> server.engine().pendingWaits() == 16)).as("16 units waiting").isTrue();
+        request.dispose();
+
+        assertThat(eventually(() -> server.engine().pendingWaits() == 0)).as("all freed").isTrue();
+        assertThat(server.registry().get("gpusync.waits").tag("outcome", "cancelled").counters().stream()
+                .mapToDouble(Counter::count).sum()).isEqualTo(16);
+    }
 }

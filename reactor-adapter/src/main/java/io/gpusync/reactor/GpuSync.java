@@ -2,10 +2,12 @@ package io.gpusync.reactor;
 
 import io.gpusync.SyncPoint;
 import io.gpusync.SyncWaiter;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import java.time.Duration;
 import java.util.Collection;
+import java.util.function.Function;
 
 /**
  * The entry point: GPU (and host) sync points as {@code Mono<Void>}.
@@ -15,6 +17,9 @@ import java.util.Collection;
  *     .concatMap(batch -> GpuSync.await(submit(batch), Duration.ofSeconds(2)).thenReturn(batch))
  *     .subscribe(...);
  * }</pre>
+ *
+ * <p>A {@code Flux} of submitted work is awaited in order, with at most {@code maxInFlight} submissions
+ * outstanding, by {@link #awaitEach}: {@code flux.transform(GpuSync.awaitEach(Submission::done, 64, timeout))}.
  *
  * <p>The static methods use {@link #defaultEngine()}, shared, created on first use and needing no setup;
  * {@link #builder()} makes engines with their own threads, loops, metrics and delivery scheduler. Every
@@ -74,6 +79,23 @@ public final class GpuSync {
     /** {@link SyncEngine#awaitAny} on the default engine. */
     public static Mono<Void> awaitAny(Collection<? extends SyncPoint> points, Duration timeout) {
         return defaultEngine().awaitAny(points, timeout);
+    }
+
+    /** {@link SyncEngine#awaitEach} on the default engine: in source order, at most {@code maxInFlight} ahead. */
+    public static <T> Function<Flux<T>, Flux<T>> awaitEach(Function<? super T, ? extends SyncPoint> pointOf,
+                                                           int maxInFlight, Duration timeout) {
+        return defaultEngine().awaitEach(pointOf, maxInFlight, timeout);
+    }
+
+    /** {@link SyncEngine#awaitEachUnordered} on the default engine: in completion order. */
+    public static <T> Function<Flux<T>, Flux<T>> awaitEachUnordered(Function<? super T, ? extends SyncPoint> pointOf,
+                                                                    int maxInFlight, Duration timeout) {
+        return defaultEngine().awaitEachUnordered(pointOf, maxInFlight, timeout);
+    }
+
+    /** {@link SyncEngine#awaitFirst} on the default engine: the first point signalled. */
+    public static Mono<SyncPoint> awaitFirst(Collection<? extends SyncPoint> points, Duration timeout) {
+        return defaultEngine().awaitFirst(points, timeout);
     }
 
     private static final class Shared {

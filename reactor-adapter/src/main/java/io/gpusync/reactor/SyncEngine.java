@@ -11,6 +11,7 @@ import io.gpusync.spi.CheapProbe;
 import io.gpusync.spi.Timeouts;
 import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
 import reactor.core.scheduler.Scheduler;
@@ -27,6 +28,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -231,8 +233,106 @@ public final class SyncEngine implements Disposable {
      * The rule for bad values: a {@code Mono} that fails each subscriber with a new
      * {@link SyncInvalidArgumentException} ({@link io.gpusync.ErrorKind#CONFIGURATION}) through {@code onError}.
      */
-    static Mono<Void> invalidTimeout(Duration timeout) {
+    static <T> Mono<T> invalidTimeout(Duration timeout) {
         return Mono.error(() -> new SyncInvalidArgumentException(null, "timeout must not be negative: " + timeout));
+    }
+
+    /** The largest {@code maxInFlight} of {@link #awaitEach} and {@link #awaitEachUnordered}: 2<sup>20</sup>. */
+    public static final int MAX_IN_FLIGHT = 1 << 20;
+
+    /**
+     * A pipeline stage, for {@code flux.transform(...)}: waits on the point of every item ({@code pointOf}) and
+     * emits the item, <b>in source order</b>, as soon as its point and those of all earlier items have been
+     * signalled.
+     *
+     * <pre>{@code
+     * Flux.fromIterable(batches)
+     *     .map(batch -> submit(batch))                 // returns the submission, which knows its SyncPoint
+     *     .transform(engine.awaitEach(Submission::done, 64, Duration.ofSeconds(2)))
+     *     .subscribe(...);
+     * }</pre>
+     *
+     * <p><b>Backpressure.</b> It requests from upstream only what downstream has asked for, and at most
+     * {@code maxInFlight} items beyond those it has emitted: when the submission happens upstream, no more than
+     * {@code maxInFlight} submissions are outstanding, and downstream backpressure reaches the GPU queue. Demand
+     * of 0 requests nothing upstream. All the waits in flight proceed at once (each an ordinary wait of this
+     * engine, on the path its waiter allows, with {@code timeout} from the moment its item arrives).
+     *
+     * <p><b>Errors and cancellation.</b> The first wait that fails or times out fails the Flux with a
+     * {@link io.gpusync.SyncException} of the same type (a timeout stays a {@link SyncTimeoutException}) whose
+     * message names the item's index and point, and cancels upstream and every other wait. An error of
+     * {@code pointOf} or of upstream fails the Flux likewise. Cancelling the Flux ({@code take(n)} and
+     * {@code dispose} included) cancels upstream and frees every wait in flight at once. Disposing the engine
+     * fails the Flux with {@link SyncCancelledException}.
+     *
+     * <p><b>Threads.</b> Adds no thread and takes no lock: items are emitted on the thread that signals the
+     * wait that unblocks them (see {@link WaitPath}), on the {@code deliverOn} scheduler if set, or on the thread
+     * that requests or sends items. Never blocks. Cold and lazy: each subscription is a new pipeline.
+     *
+     * @param pointOf     the point to wait on for an item (called once per item, on the thread of
+     *                    {@code onNext}); must not return {@code null}
+     * @param maxInFlight the most items received and not yet emitted, from 1 to {@value #MAX_IN_FLIGHT}; each
+     *                    subscription holds an array of that many slots (rounded up to a power of two)
+     * @param timeout     the timeout of each item's wait
+     * <p>A negative {@code timeout} fails each subscription with {@link SyncInvalidArgumentException}, as in
+     * every operator of this engine.
+     *
+     * @throws IllegalArgumentException if {@code maxInFlight} is not in [1, {@value #MAX_IN_FLIGHT}] (at assembly,
+     *                                  like Reactor's prefetch checks)
+     * @throws NullPointerException     if {@code pointOf} or {@code timeout} is null (at assembly)
+     */
+    public <T> Function<Flux<T>, Flux<T>> awaitEach(Function<? super T, ? extends SyncPoint> pointOf,
+                                                    int maxInFlight, Duration timeout) {
+        return pipeline(pointOf, maxInFlight, timeout, true);
+    }
+
+    /**
+     * {@link #awaitEach} that emits each item as soon as its own point is signalled (completion order), with the
+     * same backpressure, errors, cancellation and threads.
+     *
+     * @throws IllegalArgumentException if {@code maxInFlight} is not in [1, {@value #MAX_IN_FLIGHT}] (at assembly)
+     * @throws NullPointerException     if {@code pointOf} or {@code timeout} is null (at assembly)
+     */
+    public <T> Function<Flux<T>, Flux<T>> awaitEachUnordered(Function<? super T, ? extends SyncPoint> pointOf,
+                                                             int maxInFlight, Duration timeout) {
+        return pipeline(pointOf, maxInFlight, timeout, false);
+    }
+
+    private <T> Function<Flux<T>, Flux<T>> pipeline(Function<? super T, ? extends SyncPoint> pointOf,
+                                                    int maxInFlight, Duration timeout, boolean ordered) {
+        Objects.requireNonNull(pointOf, "pointOf");
+        if (maxInFlight < 1 || maxInFlight > MAX_IN_FLIGHT) {
+            throw new IllegalArgumentException("maxInFlight must be from 1 to " + MAX_IN_FLIGHT + ": " + maxInFlight);
+        }
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative()) {
+            return flux -> SyncEngine.<T>invalidTimeout(timeout).flux();
+        }
+        return flux -> new FluxAwaitEach<>(flux, this, pointOf, maxInFlight, timeout, ordered);
+    }
+
+    /**
+     * Emits the first of {@code points} to be signalled — the very instance passed in — and cancels (frees) the
+     * waits on the others at once. A point that fails is set aside while another may still be signalled; when
+     * all have failed, the Mono fails with the failure that came first (the others suppressed), so none
+     * signalled within {@code timeout} fails with {@link SyncTimeoutException}. Disposing the engine fails it
+     * with {@link SyncCancelledException}. Like {@link #awaitAny}, the waits start at subscription, without
+     * demand (the winner is held until requested); cancelling frees them all. Signals run on the thread of the
+     * wait that decided (see {@link WaitPath}). An empty collection or a negative {@code timeout} fails the
+     * {@code Mono} with {@link SyncInvalidArgumentException}.
+     *
+     * @throws NullPointerException if {@code points}, one of its elements or {@code timeout} is null (at
+     *                              assembly)
+     */
+    public Mono<SyncPoint> awaitFirst(Collection<? extends SyncPoint> points, Duration timeout) {
+        List<SyncPoint> members = requireMembers(points, timeout);
+        if (timeout.isNegative()) {
+            return invalidTimeout(timeout);
+        }
+        if (members.isEmpty()) {
+            return Mono.error(() -> new SyncInvalidArgumentException(null, "awaitFirst needs at least one point"));
+        }
+        return new MonoAwaitFirst(this, List.copyOf(members), timeout);
     }
 
     /** The path a wait on {@code waiter} takes in this engine (before any overflow to the probe path). */

@@ -98,6 +98,36 @@ class EngineBlockHoundTest {
         }
     }
 
+    @Test
+    void pipelinesAndAwaitFirstOnParallelThreadsBlockNothing() {
+        SyncEngine engine = GpuSync.builder().name("bh-pipelines").build();
+        try {
+            CpuTimeline queue = new CpuTimeline();
+            Duration timeout = Duration.ofSeconds(5);
+            Mono<Long> ordered = Flux.range(1, 2_000).transform(engine.awaitEach(i -> queue.at(i), 64, timeout))
+                    .subscribeOn(Schedulers.parallel()).count();
+            Mono<Long> unordered = Flux.range(1, 2_000).transform(engine.awaitEachUnordered(i -> queue.at(i), 64, timeout))
+                    .subscribeOn(Schedulers.parallel()).count();
+            Mono<SyncPoint> first = engine.awaitFirst(List.of(queue.at(3_000), queue.at(2_500)), timeout)
+                    .subscribeOn(Schedulers.parallel());
+            StepVerifier.create(Mono.zip(ordered, unordered, first))
+                    .then(() -> Schedulers.parallel().schedule(() -> { // the "GPU", on a parallel thread too
+                        for (int v = 1; v <= 3_000; v++) {
+                            queue.signal(v);
+                        }
+                    }))
+                    .assertNext(t -> {
+                        assertThat(t.getT1()).isEqualTo(2_000);
+                        assertThat(t.getT2()).isEqualTo(2_000);
+                        assertThat(t.getT3()).isInstanceOf(SyncPoint.HostTimeline.class);
+                    })
+                    .expectComplete()
+                    .verify(Duration.ofSeconds(10));
+        } finally {
+            engine.dispose();
+        }
+    }
+
     /** Subscribes (through {@code on}) one wait of each path, plus a blocking one with the pool full. */
     private static void everyPath(SyncEngine engine, Function<Mono<Void>, Mono<Void>> on) {
         CpuTimeline timeline = new CpuTimeline();
