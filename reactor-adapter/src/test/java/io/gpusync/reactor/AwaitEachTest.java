@@ -277,9 +277,9 @@ class AwaitEachTest {
 
     @Test
     void aNegativeTimeoutFailsEachSubscriptionThroughOnError() {
-        var stage = engine.awaitEach(i -> SyncPoint.CPU, 1, Duration.ofSeconds(-1)); // no throw at assembly
+        Function<Flux<Integer>, Flux<Integer>> stage = engine.awaitEach(i -> SyncPoint.CPU, 1, Duration.ofSeconds(-1)); // no throw at assembly
         StepVerifier.create(Flux.just(1).transform(stage)).verifyError(SyncInvalidArgumentException.class);
-        StepVerifier.create(Flux.just(1).transform(GpuSync.awaitEachUnordered(i -> SyncPoint.CPU, 1, Duration.ofSeconds(-1))))
+        StepVerifier.create(Flux.just(1).transform(GpuSync.<Integer>awaitEachUnordered(i -> SyncPoint.CPU, 1, Duration.ofSeconds(-1))))
                 .verifyError(SyncInvalidArgumentException.class);
     }
 
