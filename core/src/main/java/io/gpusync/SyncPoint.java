@@ -120,7 +120,10 @@ public sealed interface SyncPoint {
         }
     }
 
-    /** A D3D11 keyed mutex ({@code IDXGIKeyedMutex*}) to be acquired at {@code key}. */
+    /**
+     * A D3D11 keyed mutex ({@code IDXGIKeyedMutex*}) to be acquired at {@code key}; minted by
+     * {@link io.gpusync.d3d11.D3D11KeyedMutexes} (Windows only).
+     */
     record D3D11(MemorySegment keyedMutex, long key, SyncWaiter waiter) implements SyncPoint {
         public D3D11 {
             handle(keyedMutex, "keyedMutex");
@@ -202,7 +205,10 @@ public sealed interface SyncPoint {
         }
     }
 
-    /** A Metal {@code MTLSharedEvent} at {@code value}. */
+    /**
+     * A Metal {@code MTLSharedEvent} at {@code value}; minted by {@link io.gpusync.metal.MetalSharedEvents}
+     * (macOS only).
+     */
     record Metal(MemorySegment event, long value, SyncWaiter waiter) implements SyncPoint {
         public Metal {
             handle(event, "event");
