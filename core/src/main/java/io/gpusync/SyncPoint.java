@@ -183,25 +183,21 @@ public sealed interface SyncPoint {
         }
     }
 
-    /** An OpenCL {@code cl_event} (no value) or {@code cl_semaphore_khr} (with a value). */
-    record OpenCl(MemorySegment event, OptionalLong value, SyncWaiter waiter) implements SyncPoint {
+    /**
+     * An OpenCL {@code cl_event} ({@link io.gpusync.opencl.OpenClEvents}) or binary {@code cl_semaphore_khr}
+     * ({@link io.gpusync.opencl.OpenClSemaphores}; its waiter is an
+     * {@link io.gpusync.opencl.OpenClSemaphoreWaiter}). Neither carries a value (gpu-handle-types lists both
+     * among the primitives with nothing to rebind), so {@link #withValue} is refused.
+     */
+    record OpenCl(MemorySegment event, SyncWaiter waiter) implements SyncPoint {
         public OpenCl {
             handle(event, "event");
-            handle(value, "value");
             handle(waiter, "waiter");
         }
 
         @Override
         public BackendKind backend() {
             return BackendKind.OPENCL;
-        }
-
-        @Override
-        public SyncPoint withValue(long newValue) {
-            if (value.isEmpty()) {
-                return SyncPoint.super.withValue(newValue);
-            }
-            return new OpenCl(event, OptionalLong.of(newValue), rebind(this, newValue));
         }
     }
 
