@@ -222,7 +222,10 @@ public sealed interface SyncPoint {
         }
     }
 
-    /** An OpenGL semaphore object (EXT_semaphore), with a value when it imports a timeline. */
+    /**
+     * An OpenGL semaphore object (EXT_semaphore), with a value when it imports a timeline; minted by
+     * {@link io.gpusync.gl.GlSemaphores}.
+     */
     record OpenGL(int semaphore, OptionalLong value, MemorySegment context, SyncWaiter waiter) implements SyncPoint {
         public OpenGL {
             handle(value, "value");
