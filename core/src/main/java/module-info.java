@@ -11,4 +11,5 @@ module io.gpusync.core {
     exports io.gpusync.vulkan;
     exports io.gpusync.d3d11;
     exports io.gpusync.metal;
+    exports io.gpusync.wgpu;
 }

@@ -261,7 +261,7 @@ public sealed interface SyncPoint {
         }
     }
 
-    /** A wgpu submission index. */
+    /** A wgpu submission index; minted by {@link io.gpusync.wgpu.WgpuSubmissions}. */
     record Wgpu(long submissionIndex, SyncWaiter waiter) implements SyncPoint {
         public Wgpu {
             handle(waiter, "waiter");
