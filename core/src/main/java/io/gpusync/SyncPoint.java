@@ -120,7 +120,10 @@ public sealed interface SyncPoint {
         }
     }
 
-    /** A D3D11 keyed mutex ({@code IDXGIKeyedMutex*}) to be acquired at {@code key}. */
+    /**
+     * A D3D11 keyed mutex ({@code IDXGIKeyedMutex*}) to be acquired at {@code key}; minted by
+     * {@link io.gpusync.d3d11.D3D11KeyedMutexes} (Windows only).
+     */
     record D3D11(MemorySegment keyedMutex, long key, SyncWaiter waiter) implements SyncPoint {
         public D3D11 {
             handle(keyedMutex, "keyedMutex");
@@ -180,11 +183,15 @@ public sealed interface SyncPoint {
         }
     }
 
-    /** An OpenCL {@code cl_event} (no value) or {@code cl_semaphore_khr} (with a value). */
-    record OpenCl(MemorySegment event, OptionalLong value, SyncWaiter waiter) implements SyncPoint {
+    /**
+     * An OpenCL {@code cl_event} ({@link io.gpusync.opencl.OpenClEvents}) or binary {@code cl_semaphore_khr}
+     * ({@link io.gpusync.opencl.OpenClSemaphores}; its waiter is an
+     * {@link io.gpusync.opencl.OpenClSemaphoreWaiter}). Neither carries a value (gpu-handle-types lists both
+     * among the primitives with nothing to rebind), so {@link #withValue} is refused.
+     */
+    record OpenCl(MemorySegment event, SyncWaiter waiter) implements SyncPoint {
         public OpenCl {
             handle(event, "event");
-            handle(value, "value");
             handle(waiter, "waiter");
         }
 
@@ -192,17 +199,12 @@ public sealed interface SyncPoint {
         public BackendKind backend() {
             return BackendKind.OPENCL;
         }
-
-        @Override
-        public SyncPoint withValue(long newValue) {
-            if (value.isEmpty()) {
-                return SyncPoint.super.withValue(newValue);
-            }
-            return new OpenCl(event, OptionalLong.of(newValue), rebind(this, newValue));
-        }
     }
 
-    /** A Metal {@code MTLSharedEvent} at {@code value}. */
+    /**
+     * A Metal {@code MTLSharedEvent} at {@code value}; minted by {@link io.gpusync.metal.MetalSharedEvents}
+     * (macOS only).
+     */
     record Metal(MemorySegment event, long value, SyncWaiter waiter) implements SyncPoint {
         public Metal {
             handle(event, "event");
@@ -220,7 +222,10 @@ public sealed interface SyncPoint {
         }
     }
 
-    /** An OpenGL semaphore object (EXT_semaphore), with a value when it imports a timeline. */
+    /**
+     * An OpenGL semaphore object (EXT_semaphore), with a value when it imports a timeline; minted by
+     * {@link io.gpusync.gl.GlSemaphores}.
+     */
     record OpenGL(int semaphore, OptionalLong value, MemorySegment context, SyncWaiter waiter) implements SyncPoint {
         public OpenGL {
             handle(value, "value");
@@ -256,7 +261,7 @@ public sealed interface SyncPoint {
         }
     }
 
-    /** A wgpu submission index. */
+    /** A wgpu submission index; minted by {@link io.gpusync.wgpu.WgpuSubmissions}. */
     record Wgpu(long submissionIndex, SyncWaiter waiter) implements SyncPoint {
         public Wgpu {
             handle(waiter, "waiter");

@@ -140,7 +140,7 @@ class SyncWaiterContractTest {
         assertThatThrownBy(() -> binary.withValue(1)).isInstanceOf(SyncInvalidArgumentException.class);
         assertThatThrownBy(() -> SyncPoint.CPU.withValue(1)).isInstanceOf(SyncInvalidArgumentException.class)
                 .hasMessageContaining("carries no value");
-        SyncPoint noValue = new SyncPoint.OpenCl(MemorySegment.NULL, OptionalLong.empty(), SyncWaiter.SIGNALLED);
+        SyncPoint noValue = new SyncPoint.OpenCl(MemorySegment.NULL, SyncWaiter.SIGNALLED);
         assertThatThrownBy(() -> noValue.withValue(1)).isInstanceOf(SyncInvalidArgumentException.class);
         SyncPoint cannot = new SyncPoint.D3D12(MemorySegment.NULL, 1, new TestWaiters.NeverSignalled());
         assertThatThrownBy(() -> cannot.withValue(2)).isInstanceOf(SyncInvalidArgumentException.class)

@@ -3,6 +3,7 @@ package io.gpusync.cuda;
 import io.gpusync.BackendKind;
 import io.gpusync.SyncInvalidArgumentException;
 import io.gpusync.SyncNotSupportedException;
+import io.gpusync.SyncPoint;
 import io.gpusync.bindings.cuda.CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC;
 import io.gpusync.bindings.cuda.CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st;
 import io.gpusync.bindings.cuda.CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS;
@@ -16,6 +17,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Objects;
+import java.util.OptionalLong;
 
 /**
  * A Vulkan (or other) timeline semaphore imported into CUDA ({@code CUexternalSemaphore}), for GPU-side
@@ -134,6 +136,27 @@ public final class CudaExternalSemaphore implements AutoCloseable {
                 CudaResults.check(r, (signal ? "cuSignalExternalSemaphoresAsync(" : "cuWaitExternalSemaphoresAsync(")
                         + this + ", value " + Long.toUnsignedString(value) + ")");
             }
+        });
+    }
+
+    /**
+     * A point signalled once the semaphore reaches {@code value} (unsigned), awaitable on the CPU like every
+     * other point (by {@code GpuSync} too): enqueues {@code cuWaitExternalSemaphoresAsync} on {@code stream} and
+     * records an event after it; the waiter is a {@link CudaExternalSemaphoreWaiter}. Work enqueued later on
+     * {@code stream} also waits for the semaphore, so give the point a stream of its own. The point holds the
+     * semaphore: it is not destroyed before the point's waiter is closed, even if this object is.
+     *
+     * @param stream a stream of this semaphore's context; NULL: that context's legacy default stream
+     * @throws IllegalStateException if this semaphore is closed
+     */
+    public SyncPoint.Cuda point(MemorySegment stream, long value) {
+        Objects.requireNonNull(stream, "stream");
+        return claim.call(() -> {
+            waitAsync(stream, value);
+            SyncPoint.CudaEvent recorded = CudaEvents.record(stream, context);
+            CudaExternalSemaphoreWaiter waiter = new CudaExternalSemaphoreWaiter(this, claim.anchor(), stream, value,
+                    (CudaEventSyncWaiter) recorded.waiter());
+            return new SyncPoint.Cuda(semaphore, OptionalLong.of(value), waiter);
         });
     }
 

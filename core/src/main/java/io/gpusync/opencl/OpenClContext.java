@@ -204,11 +204,17 @@ public final class OpenClContext implements AutoCloseable {
             if (waitFor.length > 0) {
                 list = a.allocate(ValueLayout.ADDRESS, waitFor.length);
                 for (int i = 0; i < waitFor.length; i++) {
-                    if (waitFor[i].waiter() instanceof OpenClEventWaiter w) {
+                    MemorySegment event = waitFor[i].event();
+                    OpenClEventWaiter w = waitFor[i].waiter() instanceof OpenClEventWaiter e ? e : null;
+                    if (waitFor[i].waiter() instanceof OpenClSemaphoreWaiter s) { // wait for its wait command
+                        w = s.waitCommand();
+                        event = s.waitEvent();
+                    }
+                    if (w != null) {
                         w.enter(); // keeps the event alive across the call
                         entered.add(w);
                     }
-                    list.setAtIndex(ValueLayout.ADDRESS, i, Cl.handle(waitFor[i].event(), "wait-list cl_event"));
+                    list.setAtIndex(ValueLayout.ADDRESS, i, Cl.handle(event, "wait-list cl_event"));
                 }
             }
             MemorySegment out = a.allocate(ValueLayout.ADDRESS);

@@ -4,7 +4,6 @@ import io.gpusync.SyncPoint;
 import io.gpusync.spi.NativeAnchor;
 
 import java.lang.foreign.MemorySegment;
-import java.util.OptionalLong;
 
 /**
  * {@link SyncPoint.OpenCl} points over {@code cl_event}s that an application already holds — from
@@ -75,6 +74,6 @@ public final class OpenClEvents {
 
     private static SyncPoint.OpenCl point(MemorySegment event, String what) {
         NativeAnchor anchor = NativeAnchor.owned(what, Cl.releaser(event, what));
-        return new SyncPoint.OpenCl(event, OptionalLong.empty(), new OpenClEventWaiter(event, anchor, what));
+        return new SyncPoint.OpenCl(event, new OpenClEventWaiter(event, anchor, what));
     }
 }

@@ -11,6 +11,8 @@
  *   <li>{@link io.gpusync.opencl.OpenClContext} — a small owned context/queue that enqueues real kernels
  *       and markers, for tests, demos and benchmarks.</li>
  * </ul>
- * No {@code cl_khr_semaphore} support: {@link io.gpusync.SyncPoint.OpenCl} points made here carry no value.
+ * {@link io.gpusync.opencl.OpenClSemaphores} — binary {@code cl_semaphore_khr} points (extension
+ * {@code cl_khr_semaphore}, where the device has it; PoCL 3.1 does not): the CPU waits on a
+ * {@code clEnqueueWaitSemaphoresKHR} command's event. No {@link io.gpusync.SyncPoint.OpenCl} point carries a value.
  */
 package io.gpusync.opencl;

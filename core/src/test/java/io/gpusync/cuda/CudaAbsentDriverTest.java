@@ -29,6 +29,15 @@ class CudaAbsentDriverTest {
     private static final MemorySegment FAKE_CONTEXT = MemorySegment.ofAddress(0x2000);
 
     @Test
+    void anExternalSemaphoreImportChecksItsArgumentsBeforeLookingForTheDriver() {
+        // the only way to a CPU-awaitable external-semaphore point (CudaExternalSemaphore.point) is an import
+        assertThatThrownBy(() -> CudaExternalSemaphore.importTimelineFd(-1, FAKE_CONTEXT))
+                .isInstanceOf(io.gpusync.SyncInvalidArgumentException.class).hasMessageContaining("fd");
+        assertThatThrownBy(() -> CudaExternalSemaphore.importTimelineFd(3, null))
+                .isInstanceOf(NullPointerException.class);
+    }
+
+    @Test
     void everyEntryPointIsNotSupported() {
         assumeFalse(NativeLibraries.isAvailable("libcuda.so.1"), "a CUDA driver is installed here");
         for (int round = 0; round < 2; round++) { // the second round proves nothing was poisoned

@@ -2,6 +2,7 @@ package io.gpusync.cuda;
 
 import static io.gpusync.cuda.CudaTestSupport.*;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.gpusync.SyncPoint;
@@ -163,6 +164,31 @@ class CudaVulkanBridgeGpuTest {
                 assertThat(PFN_vkWaitSemaphores.invoke(waitSemaphores, device, wi, 10_000_000_000L))
                         .as("Vulkan sees CUDA's signal of 2").isEqualTo(Vulkan.VK_SUCCESS());
                 sync(stream);
+
+                // --- the CPU awaits the imported semaphore itself: a SyncPoint.Cuda over it ---
+                MemorySegment own = stream();
+                try {
+                    SyncPoint.Cuda atThree = imported.point(own, 3);
+                    assertThat(atThree.waiter()).isInstanceOf(CudaExternalSemaphoreWaiter.class);
+                    assertThat(atThree.value()).hasValue(3);
+                    assertThat(atThree.isSignaled()).as("Vulkan has not signalled 3").isFalse();
+                    assertThatThrownBy(() -> atThree.await(Duration.ofMillis(20)))
+                            .isInstanceOf(io.gpusync.SyncTimeoutException.class);
+                    SyncPoint atFour = atThree.withValue(4); // a new wait at 4, nothing of 3 carried over
+                    VkSemaphoreSignalInfo.value(ssi, 3);
+                    assertThat(PFN_vkSignalSemaphore.invoke(signal, device, ssi)).isEqualTo(Vulkan.VK_SUCCESS());
+                    atThree.await(Duration.ofSeconds(10));
+                    assertThat(atThree.isSignaled()).isTrue();
+                    assertThat(atFour.isSignaled()).as("4 is not signalled yet").isFalse();
+                    VkSemaphoreSignalInfo.value(ssi, 4);
+                    assertThat(PFN_vkSignalSemaphore.invoke(signal, device, ssi)).isEqualTo(Vulkan.VK_SUCCESS());
+                    atFour.await(Duration.ofSeconds(10));
+                    atThree.waiter().close();
+                    atFour.waiter().close();
+                    sync(own);
+                } finally {
+                    check(Cuda.cuStreamDestroy_v2(own), "cuStreamDestroy");
+                }
             } finally {
                 check(Cuda.cuStreamDestroy_v2(stream), "cuStreamDestroy");
                 pop();

@@ -142,7 +142,7 @@ class OpenClEventWaiterTest {
         void aClEventPointIsAnOpenClPointWithoutValueWhoseWaiterCallsBackButDoesNotClaimToBlock() {
             SyncPoint.OpenCl p = track(userEvent().newPoint());
             assertThat(p.backend()).isEqualTo(BackendKind.OPENCL);
-            assertThat(p.value()).isEmpty();
+            assertThatThrownBy(() -> p.withValue(1)).isInstanceOf(io.gpusync.SyncInvalidArgumentException.class);
             assertThat(p.waiter()).isInstanceOf(SignalCallbackWaiter.class).isNotInstanceOf(BlockingWaiter.class);
             assertThat(p.waiter().backend()).isEqualTo(BackendKind.OPENCL);
             assertThat(p.waiter().rebindToValue(1)).isEmpty();
