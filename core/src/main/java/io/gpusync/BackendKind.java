@@ -2,7 +2,7 @@ package io.gpusync;
 
 /**
  * The API a {@link SyncPoint} or {@link SyncWaiter} belongs to, for routing decisions on the consumer
- * side (the seed's {@code BackendKind}). {@link #CPU} covers host-side points ({@link SyncPoint#CPU},
+ * side (gpu-handle-types' {@code BackendKind}). {@link #CPU} covers host-side points ({@link SyncPoint#CPU},
  * {@link SyncPoint#NOOP}, {@link SyncPoint.HostTimeline}); {@link #LINUX} covers Linux fds
  * ({@link SyncPoint.SyncFd}).
  */

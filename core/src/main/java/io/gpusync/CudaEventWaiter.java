@@ -3,7 +3,7 @@ package io.gpusync;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The CUDA-event extension of {@link SyncWaiter} (the seed's {@code CudaEventWaiter}), the waiter of a
+ * The CUDA-event extension of {@link SyncWaiter} (gpu-handle-types' {@code CudaEventWaiter}), the waiter of a
  * {@link SyncPoint.CudaEvent}. Reached through {@link SyncWaiter#asCudaEventWaiter()} by cross-API bridges
  * that must gate their own CUDA stream on a producer's event without knowing the concrete waiter.
  *

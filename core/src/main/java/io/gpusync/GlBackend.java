@@ -1,6 +1,6 @@
 package io.gpusync;
 
-/** The window-system binding that owns an OpenGL {@code GLsync}'s context (the seed's {@code GlBackend}). */
+/** The window-system binding that owns an OpenGL {@code GLsync}'s context (gpu-handle-types' {@code GlBackend}). */
 public enum GlBackend {
     /** EGL (Linux, Android, surfaceless). */
     EGL,

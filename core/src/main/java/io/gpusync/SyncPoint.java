@@ -8,7 +8,7 @@ import java.util.Objects;
 import java.util.OptionalLong;
 
 /**
- * A point on a GPU (or host) timeline that work will signal — the seed's {@code SyncPoint}: one record per
+ * A point on a GPU (or host) timeline that work will signal — gpu-handle-types' {@code SyncPoint}: one record per
  * API, each carrying the raw handles a consumer needs to stage a GPU-side wait, plus the
  * {@link SyncWaiter} that waits on it from the CPU and anchors the native primitive's lifetime.
  *
@@ -23,7 +23,7 @@ import java.util.OptionalLong;
  */
 public sealed interface SyncPoint {
 
-    /** The default timeout of {@link #await()}: 10 seconds, as the seed. */
+    /** The default timeout of {@link #await()}: 10 seconds, as in gpu-handle-types. */
     Duration DEFAULT_WAIT_TIMEOUT = Duration.ofSeconds(10);
 
     /** Waits forever: the largest {@link Duration}; maps to each API's native infinite sentinel. */

@@ -5,7 +5,7 @@ import java.util.Optional;
 
 /**
  * Backend-specific wait dispatch and lifetime anchor of a {@link SyncPoint} — gpusync's version of the
- * seed's {@code SyncWaiter} trait.
+ * gpu-handle-types' {@code SyncWaiter} trait.
  *
  * <p><b>Lifetime.</b> A waiter owns the native primitive it waits on (a timeline semaphore, a
  * {@code cl_event}, a {@code GLsync}…), unless it was built over a <em>borrowed</em> handle, which the
@@ -55,7 +55,7 @@ public interface SyncWaiter extends AutoCloseable {
     BackendKind backend();
 
     /**
-     * The seed's {@code as_any} downcast, for cross-API bridges that need the concrete waiter (or an
+     * gpu-handle-types' {@code as_any} downcast, for cross-API bridges that need the concrete waiter (or an
      * object it exposes, such as a Vulkan device handle): {@code Optional.of(this)} when this waiter is a
      * {@code type}, else empty unless an implementation exposes more.
      */

@@ -225,7 +225,7 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
 
     @Override
     public String toString() {
-        return "CudaEventWaiter[event " + CudaDriver.hex(event) + ", context " + CudaDriver.hex(context)
+        return "CudaEventSyncWaiter[event " + CudaDriver.hex(event) + ", context " + CudaDriver.hex(context)
                 + ", device " + device + (claim.anchor().isOwned() ? ", owned" : ", borrowed") + "]";
     }
 

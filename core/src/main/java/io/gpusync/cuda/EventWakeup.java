@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * The host-function wake-up of one {@code CUevent}, shared by every wait on it: at most <em>one</em> host function
  * is outstanding per event, however many waits — engine callbacks, blocking awaits, and the repeated short
- * awaits of a caller that slices its wait (the seed's waiter thread waits in 10 ms slices) — register and
+ * awaits of a caller that slices its wait (gpu-handle-types' waiter thread waits in 10 ms slices) — register and
  * withdraw meanwhile. A launched host function cannot be withdrawn: before this, every slice armed one more,
  * each on a private stream of its own, and behind an event held back by a host gate thousands of them piled up
  * until the driver blocked the waiting thread inside {@code cuStreamCreate}/{@code cuLaunchHostFunc} — the hang

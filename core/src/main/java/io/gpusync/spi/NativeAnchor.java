@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
- * The seed's "lifetime anchor": keeps a native primitive alive while anything may still use it and releases
+ * gpu-handle-types' "lifetime anchor": keeps a native primitive alive while anything may still use it and releases
  * it exactly once afterwards.
  *
  * <p>The anchor counts <em>claims</em> (one per waiter view of the primitive: a waiter and every waiter

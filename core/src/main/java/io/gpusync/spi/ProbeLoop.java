@@ -7,7 +7,7 @@ import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * A blocking wait built from probes alone — the seed's default {@code wait_async}, for waiters whose API
+ * A blocking wait built from probes alone — gpu-handle-types' default {@code wait_async}, for waiters whose API
  * has no blocking wait with a timeout: a short busy spin (catches completions microseconds away), then
  * {@link Thread#yield()}s, then sleeps that double from 1 µs up to 1 ms. Errors from
  * {@link SyncWaiter#isSignaled()} end the loop at once (a lost device never loops forever); an interrupt ends

@@ -57,6 +57,6 @@ final class BinarySemaphoreWaiter extends AnchoredWaiter {
 
     @Override
     public String toString() {
-        return "VulkanBinarySemaphoreWaiter[VkSemaphore " + hex(semaphore) + " on " + state + ", no CPU wait]";
+        return "BinarySemaphoreWaiter[VkSemaphore " + hex(semaphore) + " on " + state + ", no CPU wait]";
     }
 }

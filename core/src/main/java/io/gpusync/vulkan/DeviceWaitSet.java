@@ -151,6 +151,6 @@ final class DeviceWaitSet implements WaitSet {
 
     @Override
     public String toString() {
-        return "VulkanWaitSet[" + state + "]";
+        return "DeviceWaitSet[" + state + "]";
     }
 }

@@ -74,6 +74,6 @@ final class TimelineSemaphoreWaiter extends AnchoredWaiter implements BlockingWa
 
     @Override
     public String toString() {
-        return "VulkanTimelineWaiter[" + describe() + "]";
+        return "TimelineSemaphoreWaiter[" + describe() + "]";
     }
 }

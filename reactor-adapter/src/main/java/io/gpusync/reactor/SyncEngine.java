@@ -47,7 +47,7 @@ import java.util.function.Supplier;
  * <p><b>Semantics of every returned {@code Mono}.</b> Lazy and cold: nothing happens before subscription
  * and each subscription is a new wait. It completes empty once the point is signalled; fails with
  * {@link SyncTimeoutException} no earlier than the timeout ({@link SyncPoint#FOREVER} never times out,
- * {@link Duration#ZERO} probes once); fails with the waiter's own {@link SyncException} (kind and backend
+ * {@link Duration#ZERO} probes once); fails with the waiter's own {@link io.gpusync.SyncException} (kind and backend
  * intact) on a driver error — a waiter that fails is never retried. Cancelling (dispose, {@code take},
  * {@code timeout}, the losers of {@link #awaitAny}) deregisters the wait and frees what it held at once; no
  * signal is delivered after a cancel.
