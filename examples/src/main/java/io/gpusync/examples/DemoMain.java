@@ -174,7 +174,7 @@ public final class DemoMain implements Callable<Integer> {
             out.println("  skipped   " + note);
         }
         out.println("  server    " + server.baseUrl() + " on " + server.loopThreads() + " event loops; gpusync engine "
-                + (server.sharesServerLoops() ? "on the same loops" : "on its own loops (the server's are not Netty 4.2 IoEventLoops)"));
+                + (server.sharesServerLoops() ? "on the same loops" : "on its own loops (the server's are not Netty 4.2 native epoll loops)"));
     }
 
     private void printSummary(DemoServer server, LoadRunner.Result r, int pendingAfter) throws Exception {

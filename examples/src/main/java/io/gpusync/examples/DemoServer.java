@@ -13,7 +13,6 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.IoEventLoopGroup;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.QueryStringDecoder;
@@ -114,10 +113,15 @@ public final class DemoServer implements AutoCloseable {
         // The engine's fd watches and driver-callback hand-offs run on the server's own epoll loops.
         EventLoopGroup serverLoops = loops.onServer(true);
         SyncEngine.Builder builder = GpuSync.builder().name("demo").meterRegistry(registry);
-        this.sharesServerLoops = serverLoops instanceof IoEventLoopGroup;
-        if (serverLoops instanceof IoEventLoopGroup io) {
-            builder.eventLoopGroup(io);
+        boolean shares;
+        try {
+            builder.eventLoopGroup(serverLoops); // refused unless they are Netty 4.2 native epoll loops
+            shares = true;
+        } catch (io.gpusync.SyncNotSupportedException notEpoll) {
+            System.err.println("gpusync demo: the engine keeps loops of its own: " + notEpoll.getMessage());
+            shares = false;
         }
+        this.sharesServerLoops = shares;
         this.engine = builder.build();
         this.ok = workTimer("ok");
         this.timedOut = workTimer("timeout");
@@ -359,7 +363,7 @@ public final class DemoServer implements AutoCloseable {
         return loopThreads;
     }
 
-    /** Whether the engine runs on the server's own event loops (Netty 4.2 IoEventLoopGroup). */
+    /** Whether the engine runs on the server's own event loops (Netty 4.2 native epoll). */
     public boolean sharesServerLoops() {
         return sharesServerLoops;
     }
