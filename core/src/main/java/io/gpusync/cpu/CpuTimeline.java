@@ -76,6 +76,7 @@ public final class CpuTimeline {
      *                                       completed (the value is raised all the same)
      */
     public void signal(long newValue) {
+        PendingList one;
         List<PendingList> due;
         synchronized (this) {
             if (failure != null) {
@@ -86,18 +87,45 @@ public final class CpuTimeline {
                         + Long.toUnsignedString(value) + " → " + Long.toUnsignedString(newValue));
             }
             value = newValue;
-            Map<Long, PendingList> head = pending.headMap(newValue, true);
-            if (head.isEmpty()) {
+            Map.Entry<Long, PendingList> first = pending.firstEntry();
+            if (first == null || Long.compareUnsigned(first.getKey(), newValue) > 0) {
                 return;
             }
-            due = new ArrayList<>(head.values());
-            head.clear();
-            for (PendingList list : due) {
-                pendingCount -= list.size;
-                list.detach();
+            // the common case, a signal that completes one value: no view, no list (bursts signal one by one)
+            pending.pollFirstEntry();
+            one = first.getValue();
+            pendingCount -= one.size;
+            one.detach();
+            Map<Long, PendingList> rest = pending.headMap(newValue, true);
+            if (rest.isEmpty()) {
+                due = null;
+            } else {
+                due = new ArrayList<>(rest.size() + 1);
+                due.add(one);
+                due.addAll(rest.values());
+                rest.clear();
+                for (int i = 1; i < due.size(); i++) {
+                    PendingList list = due.get(i);
+                    pendingCount -= list.size;
+                    list.detach();
+                }
             }
         }
+        if (due == null) {
+            Throwable thrown = one.fireAll(null, null);
+            rethrow(thrown);
+            return;
+        }
         fireAll(due, null);
+    }
+
+    private static void rethrow(Throwable thrown) {
+        if (thrown instanceof RuntimeException re) {
+            throw re;
+        }
+        if (thrown instanceof Error e) {
+            throw e;
+        }
     }
 
     /**

@@ -6,6 +6,7 @@ import io.gpusync.SyncTimeoutException;
 import io.gpusync.examples.device.Device;
 import io.gpusync.examples.device.Work;
 import io.gpusync.reactor.GpuSync;
+import io.gpusync.reactor.GpuSyncMetrics;
 import io.gpusync.reactor.SyncEngine;
 import io.gpusync.reactor.WaitPath;
 import io.micrometer.core.instrument.Counter;
@@ -112,7 +113,7 @@ public final class DemoServer implements AutoCloseable {
         this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         // The engine's fd watches and driver-callback hand-offs run on the server's own epoll loops.
         EventLoopGroup serverLoops = loops.onServer(true);
-        SyncEngine.Builder builder = GpuSync.builder().name("demo").meterRegistry(registry);
+        SyncEngine.Builder builder = GpuSync.builder().name("demo");
         boolean shares;
         try {
             builder.eventLoopGroup(serverLoops); // refused unless they are Netty 4.2 native epoll loops
@@ -123,6 +124,7 @@ public final class DemoServer implements AutoCloseable {
         }
         this.sharesServerLoops = shares;
         this.engine = builder.build();
+        new GpuSyncMetrics(engine).withHistograms().bindTo(registry); // the demo plots wake and wait latency
         this.ok = workTimer("ok");
         this.timedOut = workTimer("timeout");
         this.failed = workTimer("error");

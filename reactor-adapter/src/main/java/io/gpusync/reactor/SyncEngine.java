@@ -92,6 +92,8 @@ public final class SyncEngine implements Disposable {
     private final List<WaitStrategy> strategies = new ArrayList<>();
     private final ConcurrentHashMap<Class<?>, WaitStrategy> strategyByClass = new ConcurrentHashMap<>();
     private final Set<PendingWait> pending = ConcurrentHashMap.newKeySet();
+    /** Timeouts on the default timer, one FIFO per distinct duration (see {@link TimeoutQueue}). */
+    private final ConcurrentHashMap<Long, TimeoutQueue> timeouts = new ConcurrentHashMap<>();
     private volatile boolean disposed;
     private final OutcomeSink outcomes = this::terminated;
 
@@ -447,14 +449,49 @@ public final class SyncEngine implements Disposable {
             return;
         }
         if (!Timeouts.isForever(timeout) && !timeout.isZero() && !wait.isDone()) {
+            long nanos = timeout.toNanos();
             Scheduler s = timer != null ? timer : Schedulers.parallel();
+            TimeoutQueue queue = timer == null ? timeoutQueue(nanos, s) : null;
+            if (queue != null) {
+                queue.add(wait);
+                return;
+            }
             try {
-                wait.setTimer(s.schedule(wait, timeout.toNanos(), TimeUnit.NANOSECONDS));
+                wait.setTimer(s.schedule(wait, nanos, TimeUnit.NANOSECONDS));
             } catch (RuntimeException rejected) {
                 wait.failed(rejected);
             }
         }
     }
+
+    /**
+     * The queue of waits with this timeout on the default timer {@code s} (a new queue when {@code s} replaced
+     * the scheduler of the last one), or {@code null} past {@value #MAX_TIMEOUT_QUEUES} distinct durations: those
+     * waits get a task each on {@code s}.
+     */
+    private TimeoutQueue timeoutQueue(long nanos, Scheduler s) {
+        TimeoutQueue q = timeouts.get(nanos);
+        if (q == null && timeouts.size() < MAX_TIMEOUT_QUEUES) {
+            q = timeouts.computeIfAbsent(nanos, d -> new TimeoutQueue(d, s));
+        } else if (q != null && q.scheduler() != s) {
+            // the default timer was replaced (Reactor's virtual time, Schedulers.resetFactory): a queue on the new
+            // one; the old queue still times out the waits it holds on its own timer
+            TimeoutQueue fresh = new TimeoutQueue(nanos, s);
+            q = timeouts.replace(nanos, q, fresh) ? fresh : timeouts.get(nanos);
+        }
+        return q != null && q.scheduler() == s ? q : null;
+    }
+
+    /** Waits held by the timeout queues of the default timer (active, or terminated and not yet dropped). */
+    int timeoutsHeld() {
+        int held = 0;
+        for (TimeoutQueue q : timeouts.values()) {
+            held += q.held();
+        }
+        return held;
+    }
+
+    private static final int MAX_TIMEOUT_QUEUES = 64;
 
     private static boolean probesAtSubscription(SyncWaiter waiter, WaitStrategy strategy) {
         return strategy.path() != WaitPath.BLOCKING || waiter instanceof CheapProbe;
@@ -549,6 +586,7 @@ public final class SyncEngine implements Disposable {
         for (PendingWait w : pending) {
             w.engineDisposed();
         }
+        timeouts.values().forEach(TimeoutQueue::dispose);
         for (WaitStrategy s : strategies) {
             try {
                 s.shutdown();
