@@ -54,7 +54,12 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
     final OutcomeSink sink;
     final SyncWaiter waiter;
     final Duration timeout;
-    final CoreSubscriber<? super Void> actual;
+    /**
+     * The subscriber, until {@link #takeSubscriber()} drops it when the wait terminates: a terminated wait may
+     * stay referenced for a while (by a {@link TimeoutQueue} until its deadline or compaction), and Reactive
+     * Streams §3.13 wants the subscriber's reference dropped once it is cancelled.
+     */
+    private CoreSubscriber<? super Void> actual;
     final long startNanos;
     /** The strategy now serving the wait (for its path); a strategy may hand the wait to another one. */
     volatile WaitStrategy strategy;
@@ -77,6 +82,13 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
         this.actual = actual;
         this.strategy = strategy;
         this.startNanos = System.nanoTime();
+    }
+
+    /** The subscriber, dropped from this wait; called once, by the engine when the wait has terminated. */
+    CoreSubscriber<? super Void> takeSubscriber() {
+        CoreSubscriber<? super Void> a = actual;
+        actual = null;
+        return a;
     }
 
     boolean isDone() {

@@ -504,6 +504,7 @@ public final class SyncEngine implements Disposable {
      */
     private void terminated(PendingWait wait, Throwable outcome) {
         pending.remove(wait);
+        CoreSubscriber<? super Void> actual = wait.takeSubscriber();
         long seen = System.nanoTime();
         WaitPath path = wait.path();
         EngineMetrics metrics = this.metrics;
@@ -532,7 +533,7 @@ public final class SyncEngine implements Disposable {
                     LOG.log(System.Logger.Level.WARNING, "engine metrics failed", e);
                 }
             }
-            signal(wait.actual, outcome);
+            signal(actual, outcome);
         };
         if (deliverOn == null) {
             delivery.run();
