@@ -46,11 +46,21 @@ class NativeAccessDiagnosisTest {
 
     @Test
     void theModulePathFlagNamesTheRealModules() throws IOException {
-        Path root = Path.of("").toAbsolutePath().getParent();
+        Path root = projectRoot();
         String core = moduleName(root.resolve("core/src/main/java/module-info.java"));
         String bindings = moduleName(root.resolve("native-bindings/src/main/java/module-info.java"));
         assertThat(NativeAccess.MODULE_PATH_FLAG)
                 .isEqualTo("--enable-native-access=" + core + "," + bindings + ",io.netty.common");
+    }
+
+    /** The checkout's root: the parent of the module directory under Maven, the working directory elsewhere. */
+    private static Path projectRoot() {
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            if (Files.isRegularFile(dir.resolve("core/src/main/java/module-info.java"))) {
+                return dir;
+            }
+        }
+        throw new AssertionError("no checkout (core/src/main/java/module-info.java) above " + Path.of("").toAbsolutePath());
     }
 
     private static String moduleName(Path descriptor) throws IOException {

@@ -42,13 +42,24 @@ class ReadmePipelineExampleTest {
 
     @Test
     void theReadmeShowsExactlyThisExample() throws IOException {
-        Path self = Path.of("src/test/java/io/gpusync/reactor/ReadmePipelineExampleTest.java");
+        Path root = projectRoot();
+        Path self = root.resolve("reactor-adapter/src/test/java/io/gpusync/reactor/ReadmePipelineExampleTest.java");
         List<String> lines = Files.readAllLines(self);
         int begin = lines.indexOf("        // --- README pipeline example: begin ---");
         int end = lines.indexOf("        // --- README pipeline example: end ---");
         String snippet = lines.subList(begin + 1, end).stream()
                 .map(l -> l.length() >= 8 ? l.substring(8) : l.strip())
                 .collect(Collectors.joining("\n"));
-        assertThat(Files.readString(Path.of("../README.md"))).contains("```java\n" + snippet + "\n```");
+        assertThat(Files.readString(root.resolve("README.md"))).contains("```java\n" + snippet + "\n```");
+    }
+
+    /** The checkout's root: the parent of the module directory under Maven, the working directory elsewhere. */
+    private static Path projectRoot() {
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            if (Files.isRegularFile(dir.resolve("README.md")) && Files.isDirectory(dir.resolve("reactor-adapter"))) {
+                return dir;
+            }
+        }
+        throw new AssertionError("no checkout (README.md, reactor-adapter/) above " + Path.of("").toAbsolutePath());
     }
 }
