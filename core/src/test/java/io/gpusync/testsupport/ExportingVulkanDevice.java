@@ -1,0 +1,231 @@
+package io.gpusync.testsupport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.gpusync.bindings.vulkan.PFN_vkCreateSemaphore;
+import io.gpusync.bindings.vulkan.PFN_vkDestroySemaphore;
+import io.gpusync.bindings.vulkan.PFN_vkGetSemaphoreFdKHR;
+import io.gpusync.bindings.vulkan.PFN_vkSignalSemaphore;
+import io.gpusync.bindings.vulkan.PFN_vkWaitSemaphores;
+import io.gpusync.bindings.vulkan.VkApplicationInfo;
+import io.gpusync.bindings.vulkan.VkDeviceCreateInfo;
+import io.gpusync.bindings.vulkan.VkDeviceQueueCreateInfo;
+import io.gpusync.bindings.vulkan.VkExportSemaphoreCreateInfo;
+import io.gpusync.bindings.vulkan.VkInstanceCreateInfo;
+import io.gpusync.bindings.vulkan.VkPhysicalDeviceIDProperties;
+import io.gpusync.bindings.vulkan.VkPhysicalDeviceProperties2;
+import io.gpusync.bindings.vulkan.VkPhysicalDeviceTimelineSemaphoreFeatures;
+import io.gpusync.bindings.vulkan.VkSemaphoreCreateInfo;
+import io.gpusync.bindings.vulkan.VkSemaphoreGetFdInfoKHR;
+import io.gpusync.bindings.vulkan.VkSemaphoreSignalInfo;
+import io.gpusync.bindings.vulkan.VkSemaphoreTypeCreateInfo;
+import io.gpusync.bindings.vulkan.VkSemaphoreWaitInfo;
+import io.gpusync.bindings.vulkan.VkSubmitInfo;
+import io.gpusync.bindings.vulkan.Vulkan;
+import io.gpusync.internal.NativeLibraries;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+
+/**
+ * A Vulkan device that makes semaphores other APIs import (test support): timeline or binary semaphores created
+ * exportable as opaque fds ({@code VK_KHR_external_semaphore_fd}), signalled from the host (timeline) or by an empty
+ * queue submit (binary), and waited on from the host. Nothing but the raw Vulkan bindings, so that a test of another
+ * API (CUDA, GL) depends on no gpusync Vulkan code. Opened on the physical device with a given UUID (the one the other
+ * API runs on), or the first one. Not thread-safe; one test at a time.
+ */
+public final class ExportingVulkanDevice implements AutoCloseable {
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment instance;
+    private final MemorySegment device;
+    private final MemorySegment queue;
+    private final MemorySegment createSemaphore;
+    private final MemorySegment destroySemaphore;
+    private final MemorySegment getFd;
+    private final MemorySegment signal;
+    private final MemorySegment waitSemaphores;
+
+    private ExportingVulkanDevice(MemorySegment instance, MemorySegment device) {
+        this.instance = instance;
+        this.device = device;
+        MemorySegment pQueue = arena.allocate(ValueLayout.ADDRESS);
+        Vulkan.vkGetDeviceQueue(device, 0, 0, pQueue);
+        this.queue = pQueue.get(ValueLayout.ADDRESS, 0);
+        this.createSemaphore = proc("vkCreateSemaphore");
+        this.destroySemaphore = proc("vkDestroySemaphore");
+        this.getFd = proc("vkGetSemaphoreFdKHR");
+        this.signal = proc("vkSignalSemaphore");
+        this.waitSemaphores = proc("vkWaitSemaphores");
+    }
+
+    /**
+     * Opens a device with timeline semaphores and {@code VK_KHR_external_semaphore_fd} on the physical device whose
+     * UUID is {@code uuid} ({@code null}: the first). Skips the calling test (an assumption) where Vulkan, such a
+     * device or the extension is missing.
+     */
+    public static ExportingVulkanDevice open(byte[] uuid) {
+        assumeTrue(NativeLibraries.isAvailable("libvulkan.so.1"), "libvulkan.so.1 is not installed");
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment app = VkApplicationInfo.allocate(arena);
+            VkApplicationInfo.sType(app, Vulkan.VK_STRUCTURE_TYPE_APPLICATION_INFO());
+            VkApplicationInfo.apiVersion(app, Vulkan.VK_API_VERSION_1_2());
+            MemorySegment ici = VkInstanceCreateInfo.allocate(arena);
+            VkInstanceCreateInfo.sType(ici, Vulkan.VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO());
+            VkInstanceCreateInfo.pApplicationInfo(ici, app);
+            MemorySegment pInstance = arena.allocate(ValueLayout.ADDRESS);
+            int vr = Vulkan.vkCreateInstance(ici, MemorySegment.NULL, pInstance);
+            assumeTrue(vr == Vulkan.VK_SUCCESS(), "no Vulkan instance (VkResult " + vr + ")");
+            MemorySegment instance = pInstance.get(ValueLayout.ADDRESS, 0);
+            try {
+                MemorySegment physical = findPhysicalDevice(arena, instance, uuid);
+                assumeTrue(physical != null, uuid == null ? "no Vulkan physical device"
+                        : "no Vulkan physical device with UUID " + Arrays.toString(uuid));
+                MemorySegment timelineFeatures = VkPhysicalDeviceTimelineSemaphoreFeatures.allocate(arena);
+                VkPhysicalDeviceTimelineSemaphoreFeatures.sType(timelineFeatures,
+                        Vulkan.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES());
+                VkPhysicalDeviceTimelineSemaphoreFeatures.timelineSemaphore(timelineFeatures, Vulkan.VK_TRUE());
+                MemorySegment qci = VkDeviceQueueCreateInfo.allocate(arena);
+                VkDeviceQueueCreateInfo.sType(qci, Vulkan.VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO());
+                VkDeviceQueueCreateInfo.queueFamilyIndex(qci, 0);
+                VkDeviceQueueCreateInfo.queueCount(qci, 1);
+                VkDeviceQueueCreateInfo.pQueuePriorities(qci, arena.allocateFrom(ValueLayout.JAVA_FLOAT, 1.0f));
+                MemorySegment dci = VkDeviceCreateInfo.allocate(arena);
+                VkDeviceCreateInfo.sType(dci, Vulkan.VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO());
+                VkDeviceCreateInfo.pNext(dci, timelineFeatures);
+                VkDeviceCreateInfo.queueCreateInfoCount(dci, 1);
+                VkDeviceCreateInfo.pQueueCreateInfos(dci, qci);
+                VkDeviceCreateInfo.enabledExtensionCount(dci, 1);
+                VkDeviceCreateInfo.ppEnabledExtensionNames(dci, arena.allocateFrom(ValueLayout.ADDRESS,
+                        Vulkan.VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME()));
+                MemorySegment pDevice = arena.allocate(ValueLayout.ADDRESS);
+                vr = Vulkan.vkCreateDevice(physical, dci, MemorySegment.NULL, pDevice);
+                assumeTrue(vr == Vulkan.VK_SUCCESS(),
+                        "vkCreateDevice with VK_KHR_external_semaphore_fd failed (VkResult " + vr + ")");
+                return new ExportingVulkanDevice(instance, pDevice.get(ValueLayout.ADDRESS, 0));
+            } catch (RuntimeException | Error e) {
+                Vulkan.vkDestroyInstance(instance, MemorySegment.NULL);
+                throw e;
+            }
+        }
+    }
+
+    /** Creates an exportable semaphore: a timeline at {@code initialValue}, or a binary one when {@code timeline} is false. */
+    public long createSemaphore(boolean timeline, long initialValue) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment export = VkExportSemaphoreCreateInfo.allocate(a);
+            VkExportSemaphoreCreateInfo.sType(export, Vulkan.VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO());
+            VkExportSemaphoreCreateInfo.handleTypes(export, Vulkan.VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT());
+            MemorySegment type = VkSemaphoreTypeCreateInfo.allocate(a);
+            VkSemaphoreTypeCreateInfo.sType(type, Vulkan.VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO());
+            VkSemaphoreTypeCreateInfo.pNext(type, export);
+            VkSemaphoreTypeCreateInfo.semaphoreType(type,
+                    timeline ? Vulkan.VK_SEMAPHORE_TYPE_TIMELINE() : Vulkan.VK_SEMAPHORE_TYPE_BINARY());
+            VkSemaphoreTypeCreateInfo.initialValue(type, timeline ? initialValue : 0);
+            MemorySegment sci = VkSemaphoreCreateInfo.allocate(a);
+            VkSemaphoreCreateInfo.sType(sci, Vulkan.VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO());
+            VkSemaphoreCreateInfo.pNext(sci, type);
+            MemorySegment pSem = a.allocate(ValueLayout.JAVA_LONG);
+            assertThat(PFN_vkCreateSemaphore.invoke(createSemaphore, device, sci, MemorySegment.NULL, pSem))
+                    .as("vkCreateSemaphore(exportable)").isEqualTo(Vulkan.VK_SUCCESS());
+            return pSem.get(ValueLayout.JAVA_LONG, 0);
+        }
+    }
+
+    /** A new opaque fd of {@code semaphore} (the caller owns it until an import takes it). */
+    public int exportOpaqueFd(long semaphore) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment gfi = VkSemaphoreGetFdInfoKHR.allocate(a);
+            VkSemaphoreGetFdInfoKHR.sType(gfi, Vulkan.VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR());
+            VkSemaphoreGetFdInfoKHR.semaphore(gfi, MemorySegment.ofAddress(semaphore));
+            VkSemaphoreGetFdInfoKHR.handleType(gfi, Vulkan.VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT());
+            MemorySegment pFd = a.allocate(ValueLayout.JAVA_INT);
+            assertThat(PFN_vkGetSemaphoreFdKHR.invoke(getFd, device, gfi, pFd)).as("vkGetSemaphoreFdKHR")
+                    .isEqualTo(Vulkan.VK_SUCCESS());
+            return pFd.get(ValueLayout.JAVA_INT, 0);
+        }
+    }
+
+    /** {@code vkSignalSemaphore}: the host sets a timeline semaphore to {@code value}. */
+    public void hostSignal(long timeline, long value) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment ssi = VkSemaphoreSignalInfo.allocate(a);
+            VkSemaphoreSignalInfo.sType(ssi, Vulkan.VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO());
+            VkSemaphoreSignalInfo.semaphore(ssi, MemorySegment.ofAddress(timeline));
+            VkSemaphoreSignalInfo.value(ssi, value);
+            assertThat(PFN_vkSignalSemaphore.invoke(signal, device, ssi)).as("vkSignalSemaphore")
+                    .isEqualTo(Vulkan.VK_SUCCESS());
+        }
+    }
+
+    /** An empty {@code vkQueueSubmit} that signals the binary {@code semaphore}. */
+    public void signalOnQueue(long binary) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment info = VkSubmitInfo.allocate(a);
+            VkSubmitInfo.sType(info, Vulkan.VK_STRUCTURE_TYPE_SUBMIT_INFO());
+            VkSubmitInfo.signalSemaphoreCount(info, 1);
+            VkSubmitInfo.pSignalSemaphores(info, a.allocateFrom(ValueLayout.JAVA_LONG, binary));
+            assertThat(Vulkan.vkQueueSubmit(queue, 1, info, MemorySegment.NULL)).as("vkQueueSubmit(signal)")
+                    .isEqualTo(Vulkan.VK_SUCCESS());
+        }
+    }
+
+    /** {@code vkWaitSemaphores} for a timeline value: {@code true} if reached within {@code timeoutNanos}. */
+    public boolean waitFor(long timeline, long value, long timeoutNanos) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment wi = VkSemaphoreWaitInfo.allocate(a);
+            VkSemaphoreWaitInfo.sType(wi, Vulkan.VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO());
+            VkSemaphoreWaitInfo.semaphoreCount(wi, 1);
+            VkSemaphoreWaitInfo.pSemaphores(wi, a.allocateFrom(ValueLayout.JAVA_LONG, timeline));
+            VkSemaphoreWaitInfo.pValues(wi, a.allocateFrom(ValueLayout.JAVA_LONG, value));
+            int vr = PFN_vkWaitSemaphores.invoke(waitSemaphores, device, wi, timeoutNanos);
+            assertThat(vr).as("vkWaitSemaphores").isIn(Vulkan.VK_SUCCESS(), Vulkan.VK_TIMEOUT());
+            return vr == Vulkan.VK_SUCCESS();
+        }
+    }
+
+    public void destroySemaphore(long semaphore) {
+        PFN_vkDestroySemaphore.invoke(destroySemaphore, device, MemorySegment.ofAddress(semaphore), MemorySegment.NULL);
+    }
+
+    /** Waits for the queue to drain, then destroys the device and the instance. */
+    @Override
+    public void close() {
+        Vulkan.vkDeviceWaitIdle(device);
+        Vulkan.vkDestroyDevice(device, MemorySegment.NULL);
+        Vulkan.vkDestroyInstance(instance, MemorySegment.NULL);
+        arena.close();
+    }
+
+    private MemorySegment proc(String name) {
+        MemorySegment fn = Vulkan.vkGetDeviceProcAddr(device, arena.allocateFrom(name));
+        assertThat(fn).as(name).isNotEqualTo(MemorySegment.NULL);
+        return fn;
+    }
+
+    private static MemorySegment findPhysicalDevice(Arena arena, MemorySegment instance, byte[] uuid) {
+        MemorySegment count = arena.allocate(ValueLayout.JAVA_INT);
+        Vulkan.vkEnumeratePhysicalDevices(instance, count, MemorySegment.NULL);
+        int n = count.get(ValueLayout.JAVA_INT, 0);
+        MemorySegment devices = arena.allocate(ValueLayout.ADDRESS, Math.max(1, n));
+        Vulkan.vkEnumeratePhysicalDevices(instance, count, devices);
+        for (int i = 0; i < n; i++) {
+            MemorySegment pd = devices.getAtIndex(ValueLayout.ADDRESS, i);
+            if (uuid == null) {
+                return pd;
+            }
+            MemorySegment id = VkPhysicalDeviceIDProperties.allocate(arena);
+            VkPhysicalDeviceIDProperties.sType(id, Vulkan.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES());
+            MemorySegment props = VkPhysicalDeviceProperties2.allocate(arena);
+            VkPhysicalDeviceProperties2.sType(props, Vulkan.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2());
+            VkPhysicalDeviceProperties2.pNext(props, id);
+            Vulkan.vkGetPhysicalDeviceProperties2(pd, props);
+            if (Arrays.equals(VkPhysicalDeviceIDProperties.deviceUUID(id).toArray(ValueLayout.JAVA_BYTE), uuid)) {
+                return pd;
+            }
+        }
+        return null;
+    }
+}
