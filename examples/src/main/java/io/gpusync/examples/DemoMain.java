@@ -155,7 +155,7 @@ public final class DemoMain implements Callable<Integer> {
                 out.println("  health    DOWN (503) while a device queue holds unfinished work for more than "
                         + Units.duration(stuckAfter.toNanos()) + " (--stuck-after)");
                 out.println("  try       curl '" + server.baseUrl() + "/work?ms=1'   (also /work?timeoutMs=50&ms=500, /health, /metrics)");
-                out.println("  stop      Ctrl-C");
+                out.println("  stop      Ctrl-C (or SIGTERM)");
                 out.flush();
                 Runtime.getRuntime().addShutdownHook(hook);
                 stop.await();
