@@ -43,6 +43,10 @@ public final class DemoMain implements Callable<Integer> {
             description = "per-request timeout when ?timeoutMs= is absent (default: ${DEFAULT-VALUE})")
     Duration timeout;
 
+    @Option(names = "--stuck-after", defaultValue = "30s", converter = DurationConverter.class,
+            description = "/health is DOWN (503) while a device queue has held unfinished work this long (default: ${DEFAULT-VALUE})")
+    Duration stuckAfter;
+
     @Option(names = "--loops", defaultValue = "0", description = "server event loop threads, 0 = Reactor Netty's default")
     int loops;
 
@@ -68,7 +72,8 @@ public final class DemoMain implements Callable<Integer> {
     Double workMs;
 
     @Option(names = "--plot", defaultValue = "gpusync-demo-latency.png",
-            description = "load mode: PNG file for the latency CDF (default: ${DEFAULT-VALUE})")
+            description = {"load mode: PNG file for the latency CDF (default: ${DEFAULT-VALUE}); a relative path is",
+                    "resolved against -D" + DemoMain.OUTPUT_DIR + " (Maven's exec sets examples/target), else the working directory"})
     Path plot;
 
     @Option(names = "--progress", defaultValue = "auto", description = "load mode: auto, bar, lines or off (default: ${DEFAULT-VALUE})")
@@ -91,6 +96,9 @@ public final class DemoMain implements Callable<Integer> {
     @Option(names = "--queues", defaultValue = "4", description = "simulated device: in-order queues (default: ${DEFAULT-VALUE})")
     int queues;
 
+    /** The system property naming the directory a relative {@code --plot} is written to. */
+    static final String OUTPUT_DIR = "gpusync.demo.outputDir";
+
     private final PrintStream out = System.out;
 
     public static void main(String[] args) {
@@ -103,6 +111,13 @@ public final class DemoMain implements Callable<Integer> {
     public Integer call() throws Exception {
         if (concurrency < 1) {
             throw new CommandLine.ParameterException(new CommandLine(this), "--concurrency must be ≥ 1");
+        }
+        if (workMs != null && !(workMs >= 0 && workMs <= DemoServer.MAX_WORK_MS)) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--work-ms must be in [0, "
+                    + DemoServer.MAX_WORK_MS + "] (the longest unit of work the demo accepts): " + workMs);
+        }
+        if (!stuckAfter.isPositive()) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--stuck-after must be positive: " + stuckAfter);
         }
         if (batch != null && (batch < 1 || batch > DemoServer.MAX_BATCH_UNITS
                 || batchInFlight < 1 || batchInFlight > DemoServer.MAX_BATCH_IN_FLIGHT)) {
@@ -117,15 +132,40 @@ public final class DemoMain implements Callable<Integer> {
         }
     }
 
+    /**
+     * Serves until the JVM is asked to stop (Ctrl-C, SIGTERM): the shutdown hook wakes this thread, which closes
+     * the server, the engine and the device, and holds the JVM's exit until that is done (10 s at most). The JVM
+     * then exits with 130 (SIGINT) or 143 (SIGTERM), which the demo's exec counts as success.
+     */
     private int serve(Device device, Devices.Discovery discovery) throws InterruptedException {
-        DemoServer.Options options = new DemoServer.Options(host, port, timeout, Duration.ofSeconds(60), loops);
-        try (DemoServer server = DemoServer.start(device, options)) {
-            printHeader(server, discovery);
-            out.println("  try       curl '" + server.baseUrl() + "/work?ms=1'   (also /work?timeoutMs=50&ms=500, /health, /metrics)");
-            out.println("  stop      Ctrl-C");
-            CountDownLatch stop = new CountDownLatch(1);
-            Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "gpusync-demo-stop"));
-            stop.await();
+        DemoServer.Options options = new DemoServer.Options(host, port, timeout, Duration.ofSeconds(60), loops, stuckAfter);
+        CountDownLatch stop = new CountDownLatch(1);
+        CountDownLatch closed = new CountDownLatch(1);
+        Thread hook = new Thread(() -> {
+            stop.countDown();
+            try {
+                closed.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "gpusync-demo-stop");
+        try {
+            try (DemoServer server = DemoServer.start(device, options)) {
+                printHeader(server, discovery);
+                out.println("  health    DOWN (503) while a device queue holds unfinished work for more than "
+                        + Units.duration(stuckAfter.toNanos()) + " (--stuck-after)");
+                out.println("  try       curl '" + server.baseUrl() + "/work?ms=1'   (also /work?timeoutMs=50&ms=500, /health, /metrics)");
+                out.println("  stop      Ctrl-C (or SIGTERM)");
+                out.flush();
+                Runtime.getRuntime().addShutdownHook(hook);
+                stop.await();
+                out.println("gpusync demo: stopping (server, engine, device)");
+            }
+            device.close();
+            out.println("gpusync demo: stopped");
+            out.flush();
+        } finally {
+            closed.countDown();
         }
         return 0;
     }
@@ -143,7 +183,7 @@ public final class DemoMain implements Callable<Integer> {
             endpoint = "/batch";
             query = "n=" + batch + "&inFlight=" + batchInFlight + (query.isEmpty() ? "" : "&" + query);
         }
-        DemoServer.Options options = new DemoServer.Options("127.0.0.1", 0, timeout, Duration.ofSeconds(60), loops);
+        DemoServer.Options options = new DemoServer.Options("127.0.0.1", 0, timeout, Duration.ofSeconds(60), loops, stuckAfter);
         try (DemoServer server = DemoServer.start(device, options)) {
             printHeader(server, discovery);
             out.println("  load      " + Units.duration(load.toNanos())
@@ -173,6 +213,7 @@ public final class DemoMain implements Callable<Integer> {
         for (String note : discovery.notes()) {
             out.println("  skipped   " + note);
         }
+        out.println("  signals   " + SignalChaining.describe());
         out.println("  server    " + server.baseUrl() + " on " + server.loopThreads() + " event loops; gpusync engine "
                 + (server.sharesServerLoops() ? "on the same loops" : "on its own loops (the server's are not Netty 4.2 native epoll loops)"));
     }
@@ -218,12 +259,19 @@ public final class DemoMain implements Callable<Integer> {
                 out.println("  plot      skipped: this Java runtime has no java.desktop module (JFreeChart needs AWT)");
                 return;
             }
+            Path plot = plotPath();
             LatencyPlot.write(plot, "gpusync demo — " + server.device().backend() + ", concurrency " + concurrency
                             + ", " + Units.count(r.ok()) + " requests",
                     new String[]{"client: request → answer", "server: submit → GPU done → Mono complete"},
                     new Histogram[]{l, g}, new long[]{1, 1000});
             out.println("  plot      " + plot.toAbsolutePath().normalize() + " (latency CDF)");
         }
+    }
+
+    /** {@code --plot}, a relative one resolved against {@value #OUTPUT_DIR} when that is set. */
+    Path plotPath() {
+        String dir = System.getProperty(OUTPUT_DIR);
+        return plot.isAbsolute() || dir == null || dir.isBlank() ? plot : Path.of(dir).resolve(plot);
     }
 
     private static long outcome(MeterRegistry reg, String outcome) {

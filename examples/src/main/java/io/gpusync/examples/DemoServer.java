@@ -31,6 +31,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
@@ -44,8 +45,9 @@ import java.util.concurrent.TimeUnit;
  *       on the simulated and CUDA devices, default: the kernel model; {@code size}: OpenCL's kernel size;
  *       Vulkan: an empty submission) and answers {@code 200 {"backend":…,"waitedMicros":…,…}} when it is done;
  *       {@code 504} with a JSON error if it is not done within {@code timeoutMs} (default: the server's);
- *       {@code 400} for bad parameters, {@code 503} if the device fails. A client that goes away cancels its
- *       wait, which frees it at once.</li>
+ *       {@code 400} for bad parameters ({@code ms} above {@value #MAX_WORK_MS}, {@code size} above
+ *       {@value #MAX_WORK_SIZE}, {@code timeoutMs} above the server's maximum included), {@code 503} if the device
+ *       fails, {@code 500} for any other error. A client that goes away cancels its wait, which frees it at once.</li>
  *   <li>{@code GET /batch?n=…[&inFlight=…][&ms=…][&size=…][&timeoutMs=…]} — submits {@code n} units (at most
  *       {@value #MAX_BATCH_UNITS}) through {@code awaitEach}, at most {@code inFlight} (default
  *       {@value #DEFAULT_BATCH_IN_FLIGHT}, at most {@value #MAX_BATCH_IN_FLIGHT}) submitted and not yet done, and
@@ -56,7 +58,9 @@ import java.util.concurrent.TimeUnit;
  *       freed; a client that goes away frees them all at once. {@code 400} for bad or too large parameters.</li>
  *   <li>{@code GET /metrics} — Prometheus text: the engine's {@code gpusync_*} meters (pending waits,
  *       outcomes, wait duration and wake latency histograms) and the demo's {@code demo_work_*} ones.</li>
- *   <li>{@code GET /health} — {@code 200 {"status":"UP",…}}.</li>
+ *   <li>{@code GET /health} — {@code 200 {"status":"UP",…}}; {@code 503 {"status":"DOWN","reason":…}} while a device
+ *       queue is stuck (has held unfinished work longer than {@link Options#stuckAfter()}), UP again once that
+ *       work finishes.</li>
  * </ul>
  */
 public final class DemoServer implements AutoCloseable {
@@ -66,6 +70,10 @@ public final class DemoServer implements AutoCloseable {
     public static final int MAX_BATCH_UNITS = 100_000;
     /** The most units of one {@code GET /batch} in flight (submitted, not yet done) at once. */
     public static final int MAX_BATCH_IN_FLIGHT = 1_024;
+    /** The largest {@code ms} (duration of one unit of work, in milliseconds) of {@code /work} and {@code /batch}. */
+    public static final long MAX_WORK_MS = 10_000;
+    /** The largest {@code size} of one unit of work of {@code /work} and {@code /batch}. */
+    public static final long MAX_WORK_SIZE = 100_000;
     /** {@code inFlight} of {@code GET /batch} when absent. */
     public static final int DEFAULT_BATCH_IN_FLIGHT = 64;
     private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
@@ -73,6 +81,7 @@ public final class DemoServer implements AutoCloseable {
     private final Device device;
     private final Duration defaultTimeout;
     private final Duration maxTimeout;
+    private final Duration stuckAfter;
     private final LoopResources loops;
     private final PrometheusMeterRegistry registry;
     private final SyncEngine engine;
@@ -93,14 +102,29 @@ public final class DemoServer implements AutoCloseable {
      * @param defaultTimeout the per-request timeout when {@code timeoutMs} is absent
      * @param maxTimeout     the largest {@code timeoutMs} accepted
      * @param loopThreads    the server's event loop threads (shared with the engine), 0 for Reactor Netty's default
+     * @param stuckAfter     how long a device queue may hold unfinished work before {@code /health} says DOWN
      */
-    public record Options(String host, int port, Duration defaultTimeout, Duration maxTimeout, int loopThreads) {
+    public record Options(String host, int port, Duration defaultTimeout, Duration maxTimeout, int loopThreads,
+                          Duration stuckAfter) {
+        /** The default {@link #stuckAfter}: 30 s, three times the longest unit of work ({@value #MAX_WORK_MS} ms). */
+        public static final Duration DEFAULT_STUCK_AFTER = Duration.ofSeconds(30);
+
+        public Options {
+            if (!stuckAfter.isPositive()) {
+                throw new IllegalArgumentException("stuckAfter must be positive: " + stuckAfter);
+            }
+        }
+
         public static Options loopback() {
-            return new Options("127.0.0.1", 0, Duration.ofSeconds(2), Duration.ofSeconds(60), 0);
+            return new Options("127.0.0.1", 0, Duration.ofSeconds(2), Duration.ofSeconds(60), 0, DEFAULT_STUCK_AFTER);
         }
 
         public Options withDefaultTimeout(Duration timeout) {
-            return new Options(host, port, timeout, maxTimeout, loopThreads);
+            return new Options(host, port, timeout, maxTimeout, loopThreads, stuckAfter);
+        }
+
+        public Options withStuckAfter(Duration threshold) {
+            return new Options(host, port, defaultTimeout, maxTimeout, loopThreads, threshold);
         }
     }
 
@@ -108,6 +132,7 @@ public final class DemoServer implements AutoCloseable {
         this.device = device;
         this.defaultTimeout = options.defaultTimeout();
         this.maxTimeout = options.maxTimeout();
+        this.stuckAfter = options.stuckAfter();
         this.loopThreads = options.loopThreads() > 0 ? options.loopThreads() : LoopResources.DEFAULT_IO_WORKER_COUNT;
         this.loops = LoopResources.create("gpusync-demo", 1, loopThreads, true);
         this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -166,15 +191,8 @@ public final class DemoServer implements AutoCloseable {
         Duration timeout;
         try {
             QueryStringDecoder query = new QueryStringDecoder(request.uri());
-            Optional<Duration> ms = param(query, "ms").map(v -> Duration.ofNanos(Math.round(parseNonNegative("ms", v) * 1e6)));
-            int size = param(query, "size").map(v -> (int) Math.min(Integer.MAX_VALUE, Math.max(1, parseNonNegative("size", v))))
-                    .orElse(1);
-            timeout = param(query, "timeoutMs").map(v -> Duration.ofNanos(Math.round(parseNonNegative("timeoutMs", v) * 1e6)))
-                    .orElse(defaultTimeout);
-            if (timeout.compareTo(maxTimeout) > 0) {
-                throw new IllegalArgumentException("timeoutMs must be at most " + maxTimeout.toMillis());
-            }
-            work = new Work(size, ms);
+            work = work(query);
+            timeout = timeout(query);
         } catch (IllegalArgumentException e) {
             return send(response, HttpResponseStatus.BAD_REQUEST, error("bad_request", e.getMessage(), 0));
         }
@@ -235,15 +253,8 @@ public final class DemoServer implements AutoCloseable {
             n = boundedInt(query, "n", MAX_BATCH_UNITS)
                     .orElseThrow(() -> new IllegalArgumentException("n (the number of units) is required"));
             inFlight = boundedInt(query, "inFlight", MAX_BATCH_IN_FLIGHT).orElse(DEFAULT_BATCH_IN_FLIGHT);
-            Optional<Duration> ms = param(query, "ms").map(v -> Duration.ofNanos(Math.round(parseNonNegative("ms", v) * 1e6)));
-            int size = param(query, "size").map(v -> (int) Math.min(Integer.MAX_VALUE, Math.max(1, parseNonNegative("size", v))))
-                    .orElse(1);
-            timeout = param(query, "timeoutMs").map(v -> Duration.ofNanos(Math.round(parseNonNegative("timeoutMs", v) * 1e6)))
-                    .orElse(defaultTimeout);
-            if (timeout.compareTo(maxTimeout) > 0) {
-                throw new IllegalArgumentException("timeoutMs must be at most " + maxTimeout.toMillis());
-            }
-            work = new Work(size, ms);
+            work = work(query);
+            timeout = timeout(query);
         } catch (IllegalArgumentException e) {
             return send(response, HttpResponseStatus.BAD_REQUEST, error("bad_request", e.getMessage(), 0));
         }
@@ -269,6 +280,35 @@ public final class DemoServer implements AutoCloseable {
                 .doOnCancel(cancelled::increment); // the client went away: every wait in flight is freed
         return response.status(HttpResponseStatus.OK).header(HttpHeaderNames.CONTENT_TYPE, NDJSON)
                 .sendString(lines).then();
+    }
+
+    /** The unit of work {@code ms} and {@code size} ask for, each checked against its maximum. */
+    private static Work work(QueryStringDecoder query) {
+        Optional<Duration> ms = param(query, "ms")
+                .map(v -> Duration.ofNanos(Math.round(parseAtMost("ms", v, MAX_WORK_MS, "the longest unit of work") * 1e6)));
+        int size = param(query, "size")
+                .map(v -> (int) Math.max(1, parseAtMost("size", v, MAX_WORK_SIZE, "the largest unit of work"))).orElse(1);
+        return new Work(size, ms);
+    }
+
+    /** {@code timeoutMs}, or the server's default; at most the server's maximum. */
+    private Duration timeout(QueryStringDecoder query) {
+        Duration timeout = param(query, "timeoutMs")
+                .map(v -> Duration.ofNanos(Math.round(parseNonNegative("timeoutMs", v) * 1e6))).orElse(defaultTimeout);
+        if (timeout.compareTo(maxTimeout) > 0) {
+            throw new IllegalArgumentException("timeoutMs must be at most " + maxTimeout.toMillis()
+                    + " (the server's maximum timeout)");
+        }
+        return timeout;
+    }
+
+    private static double parseAtMost(String name, String value, long max, String what) {
+        double d = parseNonNegative(name, value);
+        if (d > max) {
+            throw new IllegalArgumentException(name + " must be at most " + max + " (" + what + " the demo accepts): "
+                    + value);
+        }
+        return d;
     }
 
     /** An integer parameter in [1, max], if present. */
@@ -320,14 +360,28 @@ public final class DemoServer implements AutoCloseable {
                 .sendString(Mono.fromSupplier(registry::scrape)).then();
     }
 
+    /**
+     * UP, or DOWN (503) while a device queue is stuck: it has held unfinished work for longer than
+     * {@code stuckAfter} (timed-out requests' work included: a timeout frees the wait, not the queue). UP again
+     * once that work finishes.
+     */
     private Mono<Void> health(HttpServerRequest request, HttpServerResponse response) {
-        return send(response, HttpResponseStatus.OK, Json.object()
-                .put("status", "UP")
+        OptionalLong oldest = device.oldestUnfinishedSubmission();
+        long queuedNanos = oldest.isPresent() ? Math.max(0, System.nanoTime() - oldest.getAsLong()) : 0;
+        boolean stuck = queuedNanos > stuckAfter.toNanos();
+        Json body = Json.object()
+                .put("status", stuck ? "DOWN" : "UP")
                 .put("backend", device.backend())
                 .put("device", device.description())
                 .put("pendingWaits", engine.pendingWaits())
-                .put("sharesServerLoops", sharesServerLoops)
-                .toString());
+                .put("oldestQueuedMillis", TimeUnit.NANOSECONDS.toMillis(queuedNanos))
+                .put("stuckAfterMillis", stuckAfter.toMillis())
+                .put("sharesServerLoops", sharesServerLoops);
+        if (stuck) {
+            body.put("reason", "a device queue has held unfinished work for " + TimeUnit.NANOSECONDS.toSeconds(queuedNanos)
+                    + " s, longer than " + stuckAfter.toMillis() + " ms (--stuck-after)");
+        }
+        return send(response, stuck ? HttpResponseStatus.SERVICE_UNAVAILABLE : HttpResponseStatus.OK, body.toString());
     }
 
     /** The bound port. */

@@ -36,9 +36,13 @@ class DemoServerTest {
     }
 
     private DemoServer start(KernelModel kernels, int queues, Duration defaultTimeout) {
+        return start(kernels, queues, DemoServer.Options.loopback().withDefaultTimeout(defaultTimeout));
+    }
+
+    private DemoServer start(KernelModel kernels, int queues, DemoServer.Options options) {
         SimulatedDevice device = new SimulatedDevice(kernels, queues);
         toClose.add(device);
-        DemoServer server = DemoServer.start(device, DemoServer.Options.loopback().withDefaultTimeout(defaultTimeout));
+        DemoServer server = DemoServer.start(device, options);
         toClose.add(server);
         return server;
     }
@@ -127,6 +131,53 @@ class DemoServerTest {
     }
 
     @Test
+    void msAndSizeAboveTheirDocumentedMaximaAre400() {
+        DemoServer server = start(KernelModel.fixed(Duration.ofMillis(1)), 1, Duration.ofSeconds(10));
+        HttpClient client = client(server, 1);
+        for (String uri : List.of("/work?ms=10001", "/work?ms=1e9", "/batch?n=1&ms=1e9")) {
+            Reply r = get(client, uri).block(Duration.ofSeconds(30));
+            assertThat(r.status()).as(uri).isEqualTo(400);
+            assertThat(r.body()).as(uri).contains("\"error\":\"bad_request\"")
+                    .contains("ms must be at most 10000 (the longest unit of work the demo accepts)");
+        }
+        for (String uri : List.of("/work?size=100001", "/batch?n=1&size=1e6")) {
+            Reply r = get(client, uri).block(Duration.ofSeconds(30));
+            assertThat(r.status()).as(uri).isEqualTo(400);
+            assertThat(r.body()).as(uri).contains("size must be at most 100000 (the largest unit of work the demo accepts)");
+        }
+        assertThat(server.engine().pendingWaits()).isZero();
+        // the maxima themselves are accepted (the 10 s unit times out here: it is accepted, not refused)
+        assertThat(get(client, "/work?size=100000&ms=0").block(Duration.ofSeconds(30)).status()).isEqualTo(200);
+        assertThat(get(client, "/work?ms=10000&timeoutMs=1").block(Duration.ofSeconds(30)).status()).isEqualTo(504);
+    }
+
+    @Test
+    void healthIsDownWhileAQueueIsStuckAndUpAgainOnceItMoves() throws InterruptedException {
+        DemoServer server = start(KernelModel.fixed(Duration.ofMillis(1)), 2,
+                DemoServer.Options.loopback().withStuckAfter(Duration.ofMillis(300)));
+        HttpClient client = client(server, 2);
+        assertThat(get(client, "/health").block(Duration.ofSeconds(30)).status()).isEqualTo(200);
+
+        // a 2.5 s unit whose request gives up after 10 ms: the wait is gone, the work still holds its queue
+        assertThat(get(client, "/work?ms=2500&timeoutMs=10").block(Duration.ofSeconds(30)).status()).isEqualTo(504);
+        assertThat(server.engine().pendingWaits()).isZero();
+
+        List<Reply> down = new ArrayList<>();
+        assertThat(eventually(() -> {
+            Reply r = get(client, "/health").block(Duration.ofSeconds(30));
+            down.add(r);
+            return r.status() == 503;
+        })).as("DOWN once the queue has held the work for 300 ms").isTrue();
+        assertThat(down.getLast().body()).contains("\"status\":\"DOWN\"").contains("\"stuckAfterMillis\":300")
+                .contains("a device queue has held unfinished work for").contains("(--stuck-after)");
+
+        assertThat(eventually(() -> get(client, "/health").block(Duration.ofSeconds(30)).status() == 200))
+                .as("UP again once the unit is done").isTrue();
+        assertThat(get(client, "/health").block(Duration.ofSeconds(30)).body()).contains("\"status\":\"UP\"")
+                .contains("\"oldestQueuedMillis\":0");
+    }
+
+    @Test
     void aClientThatCancelsFreesItsWait() throws InterruptedException {
         DemoServer server = start(KernelModel.fixed(Duration.ofSeconds(60)), 1, Duration.ofSeconds(60));
         HttpClient client = client(server, 4);
@@ -184,7 +235,8 @@ class DemoServerTest {
         DemoServer server = start(KernelModel.DEFAULT, 1, Duration.ofSeconds(1));
         Reply r = get(client(server, 1), "/health").block(Duration.ofSeconds(30));
         assertThat(r.status()).isEqualTo(200);
-        assertThat(r.body()).contains("\"status\":\"UP\"").contains("\"backend\":\"cpu\"").contains("\"pendingWaits\":0");
+        assertThat(r.body()).contains("\"status\":\"UP\"").contains("\"backend\":\"cpu\"").contains("\"pendingWaits\":0")
+                .contains("\"stuckAfterMillis\":30000");
     }
 
     @Test

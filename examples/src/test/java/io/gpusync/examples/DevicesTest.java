@@ -108,6 +108,26 @@ class DevicesTest {
                 Thread.onSpinWait();
             }
             assertThat(server.engine().pendingWaits()).isZero();
+            // every unit answered: the device's queue holds nothing unfinished (what /health's stuck check reads)
+            assertThat(device.oldestUnfinishedSubmission()).isEmpty();
+        }
+    }
+
+    @Test
+    void theSimulatedDeviceReportsItsOldestUnfinishedWorkUntilItFinishes() throws InterruptedException {
+        try (SimulatedDevice device = new SimulatedDevice(KernelModel.fixed(Duration.ofMillis(1)), 2)) {
+            assertThat(device.oldestUnfinishedSubmission()).isEmpty();
+            long before = System.nanoTime();
+            SyncPoint slow = device.submit(new Work(1, Optional.of(Duration.ofMillis(300))));
+            device.submit(new Work(1, Optional.of(Duration.ofMillis(1)))); // the other queue: done at once
+
+            assertThat(device.oldestUnfinishedSubmission()).isPresent();
+            assertThat(device.oldestUnfinishedSubmission().getAsLong() - before).isNotNegative(); // the slow unit
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (!slow.waiter().isSignaled() && System.nanoTime() - deadline < 0) {
+                Thread.sleep(5);
+            }
+            assertThat(device.oldestUnfinishedSubmission()).isEmpty();
         }
     }
 }

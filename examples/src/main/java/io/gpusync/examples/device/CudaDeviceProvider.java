@@ -28,6 +28,7 @@ public final class CudaDeviceProvider implements DeviceProvider {
     private static final class CuDevice implements Device {
         private final CudaWorkQueue queue;
         private final KernelModel model;
+        private final SubmissionLog log = new SubmissionLog();
         private boolean closed;
 
         CuDevice(CudaWorkQueue queue, KernelModel model) {
@@ -52,8 +53,16 @@ public final class CudaDeviceProvider implements DeviceProvider {
                 throw new SyncCancelledException("the CUDA device is closed");
             }
             long ns = work.duration().map(Duration::toNanos).orElseGet(() -> model.sampleNanos(ThreadLocalRandom.current()));
+            long now = System.nanoTime();
             queue.launchSpin(ns);
-            return queue.recordEvent();
+            SyncPoint point = queue.recordEvent();
+            log.submitted(point, now);
+            return point;
+        }
+
+        @Override
+        public java.util.OptionalLong oldestUnfinishedSubmission() {
+            return log.oldestUnfinished();
         }
 
         @Override

@@ -53,6 +53,7 @@ public final class OpenClDeviceProvider implements DeviceProvider {
     private static final class ClDevice implements Device {
         private final OpenClContext cl;
         private final boolean gpu;
+        private final SubmissionLog log = new SubmissionLog();
         private volatile boolean closed;
 
         ClDevice(OpenClContext cl, boolean gpu) {
@@ -76,7 +77,15 @@ public final class OpenClDeviceProvider implements DeviceProvider {
             if (closed) {
                 throw new SyncCancelledException("the OpenCL device is closed");
             }
-            return cl.enqueueSpin((int) Math.min(Integer.MAX_VALUE, (long) work.size() * ITERATIONS_PER_SIZE));
+            long now = System.nanoTime();
+            SyncPoint point = cl.enqueueSpin((int) Math.min(Integer.MAX_VALUE, (long) work.size() * ITERATIONS_PER_SIZE));
+            log.submitted(point, now);
+            return point;
+        }
+
+        @Override
+        public java.util.OptionalLong oldestUnfinishedSubmission() {
+            return log.oldestUnfinished();
         }
 
         @Override

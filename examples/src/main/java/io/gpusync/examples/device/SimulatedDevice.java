@@ -5,6 +5,7 @@ import io.gpusync.SyncPoint;
 import io.gpusync.cpu.CpuTimeline;
 
 import java.time.Duration;
+import java.util.OptionalLong;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -76,8 +77,19 @@ public final class SimulatedDevice implements Device {
             value = ++q.submitted;
             long v = value;
             gpu.schedule(() -> q.finish(v), q.busyUntil - now, TimeUnit.NANOSECONDS);
+            SyncPoint point = q.timeline.at(value);
+            q.log.submitted(point, now);
+            return point;
         }
-        return q.timeline.at(value);
+    }
+
+    @Override
+    public OptionalLong oldestUnfinishedSubmission() {
+        OptionalLong oldest = OptionalLong.empty();
+        for (Queue q : queues) {
+            oldest = SubmissionLog.earlier(oldest, q.log.oldestUnfinished());
+        }
+        return oldest;
     }
 
     @Override
@@ -100,6 +112,7 @@ public final class SimulatedDevice implements Device {
     /** One in-order queue: a timeline and the time its last queued kernel ends. */
     private static final class Queue {
         final CpuTimeline timeline = new CpuTimeline();
+        final SubmissionLog log = new SubmissionLog();
         long submitted;
         long busyUntil = System.nanoTime();
 

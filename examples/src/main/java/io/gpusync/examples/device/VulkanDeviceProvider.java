@@ -52,6 +52,7 @@ public final class VulkanDeviceProvider implements DeviceProvider {
         private final VulkanContext vk;
         private final boolean software;
         private final SyncPoint.Vulkan timeline; // value 0; keeps the semaphore alive while the device is open
+        private final SubmissionLog log = new SubmissionLog();
         private long value;
         private boolean closed;
 
@@ -78,8 +79,16 @@ public final class VulkanDeviceProvider implements DeviceProvider {
                 throw new SyncCancelledException("the Vulkan device is closed");
             }
             long v = ++value;
+            long now = System.nanoTime();
             vk.signalOnQueue(timeline.semaphore(), v);
-            return timeline.withValue(v);
+            SyncPoint point = timeline.withValue(v);
+            log.submitted(point, now);
+            return point;
+        }
+
+        @Override
+        public java.util.OptionalLong oldestUnfinishedSubmission() {
+            return log.oldestUnfinished();
         }
 
         @Override

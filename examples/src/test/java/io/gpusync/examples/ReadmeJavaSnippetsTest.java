@@ -1,0 +1,136 @@
+package io.gpusync.examples;
+
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.io.TempDir;
+
+import javax.tools.Diagnostic;
+import javax.tools.DiagnosticCollector;
+import javax.tools.JavaCompiler;
+import javax.tools.JavaFileObject;
+import javax.tools.StandardJavaFileManager;
+import javax.tools.ToolProvider;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every {@code ```java} block of README.md compiles, with javac, against this module's test class path (gpusync,
+ * Reactor, Reactor Netty, Micrometer). A block that declares a type ({@code class}, {@code record},
+ * {@code interface}, {@code enum}) or has imports is compiled as a file of its own; any other block is a run of
+ * statements, compiled as the body of a method that may throw. Either way the README's snippets need not spell
+ * their imports: the packages in {@link #IMPORTS} are imported for them. A snippet that does not compile fails
+ * with README.md's line number of each error. (Compiled, not run: ReadmeExampleTest and
+ * ReadmePipelineExampleTest run the two examples.)
+ */
+class ReadmeJavaSnippetsTest {
+    private static final Path README = Path.of("../README.md");
+
+    /** What a README snippet may use without an import. */
+    static final List<String> IMPORTS = List.of(
+            "io.gpusync.*", "io.gpusync.cpu.*", "io.gpusync.linux.*", "io.gpusync.vulkan.*", "io.gpusync.opencl.*",
+            "io.gpusync.cuda.*", "io.gpusync.gl.*", "io.gpusync.reactor.*",
+            "reactor.core.publisher.*", "reactor.core.scheduler.*", "reactor.netty.resources.*",
+            "reactor.netty.http.server.*", "io.micrometer.core.instrument.*",
+            "java.time.*", "java.util.*", "java.util.concurrent.*", "java.util.function.*");
+
+    private static final Pattern DECLARES_A_TYPE =
+            Pattern.compile("(?m)^\\s*(public\\s+|final\\s+|abstract\\s+)*(class|record|interface|enum)\\s+\\w+");
+    private static final Pattern HAS_IMPORTS = Pattern.compile("(?m)^\\s*(import|package)\\s");
+
+    /** A ```java block: its text and the README line of its first line. */
+    record Snippet(int firstLine, String code) {
+    }
+
+    static List<Snippet> javaSnippets(List<String> readme) {
+        List<Snippet> snippets = new ArrayList<>();
+        for (int i = 0; i < readme.size(); i++) {
+            if (readme.get(i).strip().equals("```java")) {
+                int first = i + 1;
+                int end = first;
+                while (end < readme.size() && !readme.get(end).strip().equals("```")) {
+                    end++;
+                }
+                assertThat(end).as("README.md:%d: a ```java block that is never closed", i + 1)
+                        .isLessThan(readme.size());
+                snippets.add(new Snippet(first + 1, String.join("\n", readme.subList(first, end))));
+                i = end;
+            }
+        }
+        return snippets;
+    }
+
+    @Test
+    void theReadmeHasJavaSnippetsToCompile() throws IOException {
+        assertThat(javaSnippets(Files.readAllLines(README))).hasSizeGreaterThanOrEqualTo(2);
+    }
+
+    @TestFactory
+    Stream<DynamicTest> everyJavaSnippetOfTheReadmeCompiles(@TempDir Path work) throws IOException {
+        return javaSnippets(Files.readAllLines(README)).stream().map(snippet -> DynamicTest.dynamicTest(
+                "README.md line " + snippet.firstLine(), () -> assertThat(compile(snippet, work))
+                        .as("the ```java block at README.md:%d does not compile", snippet.firstLine())
+                        .isEmpty()));
+    }
+
+    @Test
+    void aSnippetThatDoesNotCompileIsReportedWithItsReadmeLine(@TempDir Path work) throws IOException {
+        Snippet broken = new Snippet(40, "CpuTimeline queue = new CpuTimeline();\nqueue.noSuchMethod();");
+
+        assertThat(compile(broken, work)).singleElement().asString().startsWith("README.md:41: ")
+                .contains("noSuchMethod");
+    }
+
+    /** The errors javac reports for {@code snippet}, each as "README.md:line: message"; empty if it compiles. */
+    static List<String> compile(Snippet snippet, Path work) throws IOException {
+        String name = "ReadmeSnippetAtLine" + snippet.firstLine();
+        StringBuilder source = new StringBuilder();
+        boolean wholeFile = HAS_IMPORTS.matcher(snippet.code()).find() || DECLARES_A_TYPE.matcher(snippet.code()).find();
+        if (!wholeFile || !snippet.code().strip().startsWith("package")) {
+            IMPORTS.forEach(p -> source.append("import ").append(p).append("; "));
+        }
+        // everything before the snippet stays on one line, so the snippet's line n is the source's line n + 1
+        if (wholeFile) {
+            source.append("\n").append(snippet.code()).append("\n");
+        } else {
+            source.append("class ").append(name).append(" { void snippet() throws Exception {\n")
+                    .append(snippet.code()).append("\n}}\n");
+        }
+        Path dir = Files.createDirectories(work.resolve(name));
+        Path file = dir.resolve(wholeFile ? firstPublicTypeOr(snippet.code(), name) + ".java" : name + ".java");
+        Files.writeString(file, source);
+
+        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
+        try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, Locale.ROOT, null)) {
+            List<String> options = List.of("-proc:none", "-d", Files.createDirectories(dir.resolve("classes")).toString(),
+                    "-classpath", testClassPath());
+            javac.getTask(null, files, diagnostics, options, null, files.getJavaFileObjects(file)).call();
+        }
+        return diagnostics.getDiagnostics().stream()
+                .filter(d -> d.getKind() == Diagnostic.Kind.ERROR)
+                .map(d -> "README.md:" + (snippet.firstLine() + d.getLineNumber() - 2) + ": "
+                        + d.getMessage(Locale.ROOT))
+                .collect(Collectors.toList());
+    }
+
+    private static String firstPublicTypeOr(String code, String fallback) {
+        var m = Pattern.compile("(?m)^\\s*public\\s+(final\\s+|abstract\\s+)*(class|record|interface|enum)\\s+(\\w+)")
+                .matcher(code);
+        return m.find() ? m.group(3) : fallback;
+    }
+
+    /** Surefire runs tests from a manifest-only jar; it names the real class path in this property. */
+    private static String testClassPath() {
+        return System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    }
+}
