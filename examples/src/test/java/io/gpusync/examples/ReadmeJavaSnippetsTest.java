@@ -22,6 +22,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Every {@code ```java} block of README.md compiles, with javac, against this module's test class path (gpusync,
@@ -33,7 +34,17 @@ import static org.assertj.core.api.Assertions.assertThat;
  * ReadmePipelineExampleTest run the two examples.)
  */
 class ReadmeJavaSnippetsTest {
-    private static final Path README = Path.of("../README.md");
+    private static final Path README = readme();
+
+    /** README.md of the checkout: the module directory's parent under Maven, the working directory elsewhere. */
+    private static Path readme() {
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            if (Files.isRegularFile(dir.resolve("README.md")) && Files.isDirectory(dir.resolve("examples"))) {
+                return dir.resolve("README.md");
+            }
+        }
+        return Path.of("../README.md");
+    }
 
     /** What a README snippet may use without an import. */
     static final List<String> IMPORTS = List.of(
@@ -110,6 +121,7 @@ class ReadmeJavaSnippetsTest {
         Files.writeString(file, source);
 
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        assumeTrue(javac != null, "this Java runtime has no compiler (jdk.compiler): a jlinked one");
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
         try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, Locale.ROOT, null)) {
             List<String> options = List.of("-proc:none", "-d", Files.createDirectories(dir.resolve("classes")).toString(),
