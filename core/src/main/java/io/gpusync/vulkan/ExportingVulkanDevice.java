@@ -1,7 +1,4 @@
-package io.gpusync.testsupport;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+package io.gpusync.vulkan;
 
 import io.gpusync.bindings.vulkan.PFN_vkCreateSemaphore;
 import io.gpusync.bindings.vulkan.PFN_vkDestroySemaphore;
@@ -23,6 +20,8 @@ import io.gpusync.bindings.vulkan.VkSemaphoreTypeCreateInfo;
 import io.gpusync.bindings.vulkan.VkSemaphoreWaitInfo;
 import io.gpusync.bindings.vulkan.VkSubmitInfo;
 import io.gpusync.bindings.vulkan.Vulkan;
+import io.gpusync.BackendKind;
+import io.gpusync.SyncNotSupportedException;
 import io.gpusync.internal.NativeLibraries;
 
 import java.lang.foreign.Arena;
@@ -31,11 +30,15 @@ import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
 /**
- * A Vulkan device that makes semaphores other APIs import (test support): timeline or binary semaphores created
- * exportable as opaque fds ({@code VK_KHR_external_semaphore_fd}), signalled from the host (timeline) or by an empty
- * queue submit (binary), and waited on from the host. Nothing but the raw Vulkan bindings, so that a test of another
- * API (CUDA, GL) depends on no gpusync Vulkan code. Opened on the physical device with a given UUID (the one the other
- * API runs on), or the first one. Not thread-safe; one test at a time.
+ * A producer of Vulkan semaphores that other APIs import, for tests, benchmarks and demos (not a waiter): timeline or
+ * binary semaphores created exportable as opaque fds ({@code VK_KHR_external_semaphore_fd}), signalled from the host
+ * (timeline) or by an empty queue submit (binary), and waited on from the host — the Vulkan side of the GL-semaphore
+ * and CUDA external-semaphore bridges. Opened on the physical device with a given UUID (the one the importing API
+ * runs on), or the first one.
+ *
+ * <p><b>Threading and blocking.</b> Not thread-safe: one thread at a time. {@link #waitFor} blocks up to its timeout;
+ * {@link #close} waits for the device to go idle. Every other call returns at once. Semaphores it creates are the
+ * caller's to {@linkplain #destroySemaphore destroy} before {@link #close}.
  */
 public final class ExportingVulkanDevice implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
@@ -63,11 +66,12 @@ public final class ExportingVulkanDevice implements AutoCloseable {
 
     /**
      * Opens a device with timeline semaphores and {@code VK_KHR_external_semaphore_fd} on the physical device whose
-     * UUID is {@code uuid} ({@code null}: the first). Skips the calling test (an assumption) where Vulkan, such a
-     * device or the extension is missing.
+     * UUID is {@code uuid} ({@code null}: the first).
+     *
+     * @throws SyncNotSupportedException where Vulkan, such a device or the extension is missing
      */
     public static ExportingVulkanDevice open(byte[] uuid) {
-        assumeTrue(NativeLibraries.isAvailable("libvulkan.so.1"), "libvulkan.so.1 is not installed");
+        NativeLibraries.require(BackendKind.VULKAN, "libvulkan.so.1");
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment app = VkApplicationInfo.allocate(arena);
             VkApplicationInfo.sType(app, Vulkan.VK_STRUCTURE_TYPE_APPLICATION_INFO());
@@ -77,11 +81,11 @@ public final class ExportingVulkanDevice implements AutoCloseable {
             VkInstanceCreateInfo.pApplicationInfo(ici, app);
             MemorySegment pInstance = arena.allocate(ValueLayout.ADDRESS);
             int vr = Vulkan.vkCreateInstance(ici, MemorySegment.NULL, pInstance);
-            assumeTrue(vr == Vulkan.VK_SUCCESS(), "no Vulkan instance (VkResult " + vr + ")");
+            refuseUnless(vr == Vulkan.VK_SUCCESS(), "no Vulkan instance (" + VkResults.name(vr) + ")");
             MemorySegment instance = pInstance.get(ValueLayout.ADDRESS, 0);
             try {
                 MemorySegment physical = findPhysicalDevice(arena, instance, uuid);
-                assumeTrue(physical != null, uuid == null ? "no Vulkan physical device"
+                refuseUnless(physical != null, uuid == null ? "no Vulkan physical device"
                         : "no Vulkan physical device with UUID " + Arrays.toString(uuid));
                 MemorySegment timelineFeatures = VkPhysicalDeviceTimelineSemaphoreFeatures.allocate(arena);
                 VkPhysicalDeviceTimelineSemaphoreFeatures.sType(timelineFeatures,
@@ -102,8 +106,8 @@ public final class ExportingVulkanDevice implements AutoCloseable {
                         Vulkan.VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME()));
                 MemorySegment pDevice = arena.allocate(ValueLayout.ADDRESS);
                 vr = Vulkan.vkCreateDevice(physical, dci, MemorySegment.NULL, pDevice);
-                assumeTrue(vr == Vulkan.VK_SUCCESS(),
-                        "vkCreateDevice with VK_KHR_external_semaphore_fd failed (VkResult " + vr + ")");
+                refuseUnless(vr == Vulkan.VK_SUCCESS(),
+                        "vkCreateDevice with VK_KHR_external_semaphore_fd failed (" + VkResults.name(vr) + ")");
                 return new ExportingVulkanDevice(instance, pDevice.get(ValueLayout.ADDRESS, 0));
             } catch (RuntimeException | Error e) {
                 Vulkan.vkDestroyInstance(instance, MemorySegment.NULL);
@@ -128,8 +132,7 @@ public final class ExportingVulkanDevice implements AutoCloseable {
             VkSemaphoreCreateInfo.sType(sci, Vulkan.VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO());
             VkSemaphoreCreateInfo.pNext(sci, type);
             MemorySegment pSem = a.allocate(ValueLayout.JAVA_LONG);
-            assertThat(PFN_vkCreateSemaphore.invoke(createSemaphore, device, sci, MemorySegment.NULL, pSem))
-                    .as("vkCreateSemaphore(exportable)").isEqualTo(Vulkan.VK_SUCCESS());
+            check(PFN_vkCreateSemaphore.invoke(createSemaphore, device, sci, MemorySegment.NULL, pSem), "vkCreateSemaphore(exportable)");
             return pSem.get(ValueLayout.JAVA_LONG, 0);
         }
     }
@@ -142,8 +145,7 @@ public final class ExportingVulkanDevice implements AutoCloseable {
             VkSemaphoreGetFdInfoKHR.semaphore(gfi, MemorySegment.ofAddress(semaphore));
             VkSemaphoreGetFdInfoKHR.handleType(gfi, Vulkan.VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT());
             MemorySegment pFd = a.allocate(ValueLayout.JAVA_INT);
-            assertThat(PFN_vkGetSemaphoreFdKHR.invoke(getFd, device, gfi, pFd)).as("vkGetSemaphoreFdKHR")
-                    .isEqualTo(Vulkan.VK_SUCCESS());
+            check(PFN_vkGetSemaphoreFdKHR.invoke(getFd, device, gfi, pFd), "vkGetSemaphoreFdKHR");
             return pFd.get(ValueLayout.JAVA_INT, 0);
         }
     }
@@ -155,8 +157,7 @@ public final class ExportingVulkanDevice implements AutoCloseable {
             VkSemaphoreSignalInfo.sType(ssi, Vulkan.VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO());
             VkSemaphoreSignalInfo.semaphore(ssi, MemorySegment.ofAddress(timeline));
             VkSemaphoreSignalInfo.value(ssi, value);
-            assertThat(PFN_vkSignalSemaphore.invoke(signal, device, ssi)).as("vkSignalSemaphore")
-                    .isEqualTo(Vulkan.VK_SUCCESS());
+            check(PFN_vkSignalSemaphore.invoke(signal, device, ssi), "vkSignalSemaphore");
         }
     }
 
@@ -167,8 +168,7 @@ public final class ExportingVulkanDevice implements AutoCloseable {
             VkSubmitInfo.sType(info, Vulkan.VK_STRUCTURE_TYPE_SUBMIT_INFO());
             VkSubmitInfo.signalSemaphoreCount(info, 1);
             VkSubmitInfo.pSignalSemaphores(info, a.allocateFrom(ValueLayout.JAVA_LONG, binary));
-            assertThat(Vulkan.vkQueueSubmit(queue, 1, info, MemorySegment.NULL)).as("vkQueueSubmit(signal)")
-                    .isEqualTo(Vulkan.VK_SUCCESS());
+            check(Vulkan.vkQueueSubmit(queue, 1, info, MemorySegment.NULL), "vkQueueSubmit(signal)");
         }
     }
 
@@ -181,11 +181,14 @@ public final class ExportingVulkanDevice implements AutoCloseable {
             VkSemaphoreWaitInfo.pSemaphores(wi, a.allocateFrom(ValueLayout.JAVA_LONG, timeline));
             VkSemaphoreWaitInfo.pValues(wi, a.allocateFrom(ValueLayout.JAVA_LONG, value));
             int vr = PFN_vkWaitSemaphores.invoke(waitSemaphores, device, wi, timeoutNanos);
-            assertThat(vr).as("vkWaitSemaphores").isIn(Vulkan.VK_SUCCESS(), Vulkan.VK_TIMEOUT());
-            return vr == Vulkan.VK_SUCCESS();
+            if (vr != VkResults.TIMEOUT) {
+                check(vr, "vkWaitSemaphores");
+            }
+            return vr == VkResults.SUCCESS;
         }
     }
 
+    /** Destroys a semaphore this device created (no wait may still use it). */
     public void destroySemaphore(long semaphore) {
         PFN_vkDestroySemaphore.invoke(destroySemaphore, device, MemorySegment.ofAddress(semaphore), MemorySegment.NULL);
     }
@@ -201,8 +204,20 @@ public final class ExportingVulkanDevice implements AutoCloseable {
 
     private MemorySegment proc(String name) {
         MemorySegment fn = Vulkan.vkGetDeviceProcAddr(device, arena.allocateFrom(name));
-        assertThat(fn).as(name).isNotEqualTo(MemorySegment.NULL);
+        refuseUnless(!fn.equals(MemorySegment.NULL), "the device has no " + name);
         return fn;
+    }
+
+    private static void refuseUnless(boolean ok, String why) {
+        if (!ok) {
+            throw new SyncNotSupportedException(BackendKind.VULKAN, why);
+        }
+    }
+
+    private static void check(int vr, String what) {
+        if (vr != VkResults.SUCCESS) {
+            throw VkResults.failure(vr, what);
+        }
     }
 
     private static MemorySegment findPhysicalDevice(Arena arena, MemorySegment instance, byte[] uuid) {
