@@ -5,6 +5,11 @@ import io.gpusync.SyncPoint;
 import io.gpusync.cpu.CpuTimeline;
 import io.gpusync.gl.EglProducer;
 import io.gpusync.gl.EglReusableSync;
+import io.gpusync.gl.GlSemaphores;
+import io.gpusync.VulkanSemaphoreKind;
+import io.gpusync.cuda.CudaExternalSemaphore;
+import io.gpusync.cuda.CudaWorkQueue;
+import io.gpusync.vulkan.ExportingVulkanDevice;
 import io.gpusync.linux.EventFd;
 import io.gpusync.opencl.OpenClContext;
 import io.gpusync.opencl.OpenClUserEvent;
@@ -63,6 +68,8 @@ public final class BackendWakeLatency {
         tryAdd(subjects, missing, "Vulkan", BackendWakeLatency::vulkan);
         tryAdd(subjects, missing, "OpenCL", BackendWakeLatency::openCl);
         tryAdd(subjects, missing, "EGL", BackendWakeLatency::egl);
+        tryAdd(subjects, missing, "OpenGL semaphore", BackendWakeLatency::glSemaphore);
+        tryAdd(subjects, missing, "CUDA external semaphore", BackendWakeLatency::cudaExternalSemaphore);
 
         StringBuilder md = new StringBuilder();
         md.append("Wake latency, signal → waiter sees it; ").append(iterations).append(" iterations each; ")
@@ -268,6 +275,84 @@ public final class BackendWakeLatency {
                 sync.close();
             });
         }, producer::close);
+        return List.of(h);
+    }
+
+    /**
+     * A Vulkan timeline semaphore exported as an opaque fd and imported into GL ({@link GlSemaphores}); each trial
+     * rebinds the GL point to the next value (a new {@code glWaitSemaphoreEXT} + fence) and the host signals it
+     * with {@code vkSignalSemaphore}. Refused where GL cannot import Vulkan fds (Mesa).
+     */
+    private static List<Subject> glSemaphore() {
+        EglProducer producer = EglProducer.openSurfaceless();
+        ExportingVulkanDevice vk;
+        try {
+            vk = ExportingVulkanDevice.open(null);
+        } catch (RuntimeException e) {
+            producer.close();
+            throw e;
+        }
+        long semaphore = vk.createSemaphore(true, 0);
+        SyncPoint.OpenGL base;
+        try {
+            base = GlSemaphores.importFd(producer.shareGroup(), vk.exportOpaqueFd(semaphore), VulkanSemaphoreKind.TIMELINE, 1);
+        } catch (RuntimeException e) {
+            vk.destroySemaphore(semaphore);
+            vk.close();
+            producer.close();
+            throw e;
+        }
+        long[] v = {0};
+        Subject h = new Subject("OpenGL semaphore (Vulkan timeline fd) · vkSignalSemaphore", () -> {
+            long value = ++v[0];
+            SyncPoint p = base.withValue(value);
+            return new Trial(p, () -> vk.hostSignal(semaphore, value), () -> p.waiter().close());
+        }, () -> {
+            base.waiter().close();
+            vk.destroySemaphore(semaphore);
+            vk.close();
+            producer.close();
+        });
+        return List.of(h);
+    }
+
+    /**
+     * A Vulkan timeline semaphore imported into CUDA ({@link CudaExternalSemaphore}); each trial's point is a
+     * stream wait at the next value followed by an event the CPU awaits, and the host signals it with
+     * {@code vkSignalSemaphore}. One GPU: the first Vulkan device is CUDA device 0.
+     */
+    private static List<Subject> cudaExternalSemaphore() {
+        CudaWorkQueue queue = CudaWorkQueue.open(0);
+        ExportingVulkanDevice vk;
+        try {
+            vk = ExportingVulkanDevice.open(null);
+        } catch (RuntimeException e) {
+            queue.close();
+            throw e;
+        }
+        long semaphore = vk.createSemaphore(true, 0);
+        CudaExternalSemaphore imported;
+        try {
+            imported = CudaExternalSemaphore.importTimelineFd(vk.exportOpaqueFd(semaphore), queue.context());
+        } catch (RuntimeException e) {
+            vk.destroySemaphore(semaphore);
+            vk.close();
+            queue.close();
+            throw e;
+        }
+        long[] v = {0};
+        Subject h = new Subject("CUDA external semaphore (Vulkan timeline fd) · vkSignalSemaphore (" + queue.deviceName() + ")",
+                () -> {
+                    long value = ++v[0];
+                    SyncPoint p = imported.point(queue.stream(), value);
+                    return new Trial(p, () -> vk.hostSignal(semaphore, value), () -> p.waiter().close());
+                }, () -> {
+                    queue.synchronize();
+                    imported.close();
+                    vk.destroySemaphore(semaphore);
+                    vk.close();
+                    queue.close();
+                });
         return List.of(h);
     }
 }
