@@ -81,20 +81,22 @@ public final class GlSemaphores {
             int semaphore;
             try (ShareContexts.Binding ignored = group.contexts().bind(); Arena a = Arena.ofConfined()) {
                 requireExtensions(timeline);
+                for (int i = 0; i < 8 && Gles.glGetError() != 0; i++) {
+                    // an error an earlier call left in this pooled context is not this import's
+                }
                 MemorySegment out = a.allocate(JAVA_INT);
-                Fns.call(Fns.GEN, 1, out);
+                // a name from glGenSemaphoresEXT is no object yet, and the NV type parameter can only be set on an
+                // object (NVIDIA: GL_INVALID_VALUE): a timeline is made by glCreateSemaphoresNV
+                Fns.call(timeline ? Fns.CREATE_NV : Fns.GEN, 1, out);
                 semaphore = out.get(JAVA_INT, 0);
+                checkGl(a, semaphore, timeline ? "glCreateSemaphoresNV" : "glGenSemaphoresEXT", kind, fd);
                 if (timeline) {
                     Fns.call(Fns.PARAM_IV_NV, semaphore, GL_SEMAPHORE_TYPE_NV,
                             a.allocateFrom(JAVA_INT, GL_SEMAPHORE_TYPE_TIMELINE_NV));
+                    checkGl(a, semaphore, "glSemaphoreParameterivNV(GL_SEMAPHORE_TYPE_TIMELINE_NV)", kind, fd);
                 }
                 Fns.call(Fns.IMPORT_FD, semaphore, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);
-                int error = Gles.glGetError();
-                if (error != 0) {
-                    Fns.call(Fns.DELETE, 1, a.allocateFrom(JAVA_INT, semaphore));
-                    throw new io.gpusync.SyncBackendException(io.gpusync.ErrorKind.CONFIGURATION, BackendKind.OPENGL,
-                            error, EglNative.glErrorName(error), "glImportSemaphoreFdEXT(fd " + fd + ", " + kind + ") failed");
-                }
+                checkGl(a, semaphore, "glImportSemaphoreFdEXT", kind, fd);
             }
             SemaphoreObject object = new SemaphoreObject(group, semaphore);
             OptionalLong v = timeline ? OptionalLong.of(value) : OptionalLong.empty();
@@ -107,6 +109,18 @@ public final class GlSemaphores {
             }
             return new SyncPoint.OpenGL(semaphore, v, group.context(), waiter);
         });
+    }
+
+    /** Throws, deleting {@code semaphore}, if the last GL call ({@code step}) raised an error. */
+    private static void checkGl(Arena a, int semaphore, String step, VulkanSemaphoreKind kind, int fd) {
+        int error = Gles.glGetError();
+        if (error != 0) {
+            if (semaphore != 0) {
+                Fns.call(Fns.DELETE, 1, a.allocateFrom(JAVA_INT, semaphore));
+            }
+            throw new io.gpusync.SyncBackendException(io.gpusync.ErrorKind.CONFIGURATION, BackendKind.OPENGL,
+                    error, EglNative.glErrorName(error), step + " failed importing fd " + fd + " (" + kind + ")");
+        }
     }
 
     /** The extensions missing from the current context, or an exception naming them. */
@@ -237,6 +251,7 @@ public final class GlSemaphores {
     /** The extension entry points, resolved once through {@code eglGetProcAddress}. */
     private static final class Fns {
         static final MethodHandle GEN = bind("glGenSemaphoresEXT", FunctionDescriptor.ofVoid(JAVA_INT, ADDRESS));
+        static final MethodHandle CREATE_NV = bind("glCreateSemaphoresNV", FunctionDescriptor.ofVoid(JAVA_INT, ADDRESS));
         static final MethodHandle DELETE = bind("glDeleteSemaphoresEXT", FunctionDescriptor.ofVoid(JAVA_INT, ADDRESS));
         static final MethodHandle IMPORT_FD = bind("glImportSemaphoreFdEXT",
                 FunctionDescriptor.ofVoid(JAVA_INT, JAVA_INT, JAVA_INT));
