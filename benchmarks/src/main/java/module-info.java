@@ -4,6 +4,7 @@
  */
 module io.gpusync.benchmarks {
     requires io.gpusync.reactor;
+    requires io.gpusync.bindings; // raw handles for the device providers and CUDA subjects
     requires java.management;
     requires jdk.management;
     requires java.desktop;

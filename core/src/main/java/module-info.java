@@ -1,6 +1,7 @@
 /** gpusync's contract ({@code io.gpusync}), its SPI ({@code io.gpusync.spi}) and its blocking Panama backends. */
 module io.gpusync.core {
-    requires transitive io.gpusync.bindings;
+    // no exported signature names a binding type: the bindings stay an implementation detail
+    requires io.gpusync.bindings;
     exports io.gpusync;
     exports io.gpusync.spi;
     exports io.gpusync.cpu;

@@ -3,12 +3,19 @@ package io.gpusync;
 import java.time.Duration;
 import java.util.Objects;
 
-/** {@link SyncWaiter#SIGNALLED}: the waiter of work that is already complete. */
-final class AlwaysSignalled implements SyncWaiter, io.gpusync.spi.SignalCallbackWaiter {
+/**
+ * {@link SyncWaiter#SIGNALLED}: the waiter of work that is already complete. It is a plain contract waiter
+ * (it advertises no SPI ability): every wait and probe answers at once, so an engine's first probe completes
+ * it on the subscribing thread.
+ */
+final class AlwaysSignalled implements SyncWaiter {
 
     @Override
     public void await(Duration timeout) {
-        io.gpusync.spi.Timeouts.requireValid(timeout);
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout must not be negative: " + timeout);
+        }
     }
 
     @Override
@@ -22,18 +29,7 @@ final class AlwaysSignalled implements SyncWaiter, io.gpusync.spi.SignalCallback
     }
 
     @Override
-    public io.gpusync.spi.CallbackRegistration onSignal(io.gpusync.spi.SignalListener listener) {
-        Objects.requireNonNull(listener, "listener").signalled();
-        return io.gpusync.spi.CallbackRegistration.DONE;
-    }
-
-    @Override
-    public boolean callsBackOnDriverThread() {
-        return false; // listeners run inside onSignal or on the signalling thread
-    }
-
-    @Override
     public String toString() {
-        return "SyncWaiter.SIGNALLED";
+        return "AlwaysSignalled[SyncWaiter.SIGNALLED]";
     }
 }

@@ -1,7 +1,5 @@
 package io.gpusync;
 
-import io.gpusync.cpu.CpuTimeline;
-
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.Objects;
@@ -186,7 +184,7 @@ public sealed interface SyncPoint {
     /**
      * An OpenCL {@code cl_event} ({@link io.gpusync.opencl.OpenClEvents}) or binary {@code cl_semaphore_khr}
      * ({@link io.gpusync.opencl.OpenClSemaphores}; its waiter is an
-     * {@link io.gpusync.opencl.OpenClSemaphoreWaiter}). Neither carries a value (gpu-handle-types lists both
+     * {@code OpenClSemaphoreWaiter}). Neither carries a value (gpu-handle-types lists both
      * among the primitives with nothing to rebind), so {@link #withValue} is refused.
      */
     record OpenCl(MemorySegment event, SyncWaiter waiter) implements SyncPoint {
@@ -278,8 +276,11 @@ public sealed interface SyncPoint {
         }
     }
 
-    /** A value on a {@link CpuTimeline}, gpusync's software timeline semaphore. Backend {@link BackendKind#CPU}. */
-    record HostTimeline(CpuTimeline timeline, long value, SyncWaiter waiter) implements SyncPoint {
+    /**
+     * A value on a {@link SoftwareTimeline} (gpusync's is {@code io.gpusync.cpu.CpuTimeline}). Backend
+     * {@link BackendKind#CPU}.
+     */
+    record HostTimeline(SoftwareTimeline timeline, long value, SyncWaiter waiter) implements SyncPoint {
         public HostTimeline {
             handle(timeline, "timeline");
             handle(waiter, "waiter");

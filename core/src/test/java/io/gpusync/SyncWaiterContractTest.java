@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** The seed's acceptance behaviours, in Java. */
+/** gpu-handle-types' acceptance behaviours, in Java. */
 class SyncWaiterContractTest {
 
     @Test

@@ -84,7 +84,7 @@ final class TestWaiters {
         private final NativeAnchor.Claim claim;
 
         CountingCudaEventWaiter(AtomicInteger releases) {
-            this.claim = NativeAnchor.owned("test CUevent", releases::incrementAndGet).claim(this);
+            this.claim = NativeAnchor.adopt("test CUevent", releases::incrementAndGet).claim(this);
         }
 
         @Override

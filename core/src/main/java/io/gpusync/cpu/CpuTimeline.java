@@ -4,6 +4,7 @@ import io.gpusync.BackendKind;
 import io.gpusync.DeviceLostException;
 import io.gpusync.SyncException;
 import io.gpusync.SyncInvalidArgumentException;
+import io.gpusync.SoftwareTimeline;
 import io.gpusync.SyncPoint;
 
 import java.util.ArrayList;
@@ -31,7 +32,7 @@ import java.util.TreeMap;
  *
  * <p>Values are unsigned: {@code 0xFFFF_FFFF_FFFF_FFFFL} is the largest. The timeline starts at 0.
  */
-public final class CpuTimeline {
+public final class CpuTimeline implements SoftwareTimeline {
     private volatile long value;
     private volatile SyncException failure;
     private final TreeMap<Long, PendingList> pending = new TreeMap<>(Long::compareUnsigned);
@@ -48,6 +49,7 @@ public final class CpuTimeline {
     }
 
     /** The current value (unsigned). Never blocks. */
+    @Override
     public long value() {
         return value;
     }
@@ -75,6 +77,7 @@ public final class CpuTimeline {
      * @throws RuntimeException              the first exception a listener threw, after every due wait was
      *                                       completed (the value is raised all the same)
      */
+    @Override
     public void signal(long newValue) {
         PendingList one;
         List<PendingList> due;
@@ -134,6 +137,7 @@ public final class CpuTimeline {
      * second call keeps the first failure. Like {@link #signal}, rethrows the first exception a listener
      * threw once every pending wait has been failed.
      */
+    @Override
     public void fail(Throwable cause) {
         Objects.requireNonNull(cause, "cause");
         List<PendingList> due;
@@ -169,6 +173,7 @@ public final class CpuTimeline {
     }
 
     /** A point at {@code value} (unsigned) on this timeline, with a fresh waiter. */
+    @Override
     public SyncPoint at(long value) {
         return new SyncPoint.HostTimeline(this, value, new CpuTimelineWaiter(this, value));
     }

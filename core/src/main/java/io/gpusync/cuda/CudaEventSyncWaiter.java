@@ -14,6 +14,7 @@ import io.gpusync.spi.Timeouts;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.Objects;
+import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
 
 /**
  * The waiter of a {@link io.gpusync.SyncPoint.CudaEvent}: a {@code CUevent} with its owning {@code CUcontext}.
@@ -226,7 +227,7 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
     @Override
     public String toString() {
         return "CudaEventSyncWaiter[event " + CudaDriver.hex(event) + ", context " + CudaDriver.hex(context)
-                + ", device " + device + (claim.anchor().isOwned() ? ", owned" : ", borrowed") + "]";
+                + ", device " + device + (claim.anchor().isAdopted() ? ", adopted" : ", borrowed") + "]";
     }
 
     /** A listener registration: the host function hands the completion to the listener and drops the hold. */

@@ -43,7 +43,7 @@ public final class CudaEvents {
         requireHandle(event, "event");
         CudaDriver.ensure();
         MemorySegment ctx = CudaDriver.contextOrCurrent(context, "CudaEvents.borrow");
-        return point(event, ctx, device, NativeAnchor.borrowed("borrowed CUevent " + CudaDriver.hex(event)));
+        return point(event, ctx, device, NativeAnchor.borrow("borrowed CUevent " + CudaDriver.hex(event)));
     }
 
     /** A point over a borrowed event of {@code context} (NULL: current); the device is asked of the context. */
@@ -52,7 +52,7 @@ public final class CudaEvents {
         CudaDriver.ensure();
         MemorySegment ctx = CudaDriver.contextOrCurrent(context, "CudaEvents.borrow");
         return point(event, ctx, CudaDriver.deviceOf(ctx),
-                NativeAnchor.borrowed("borrowed CUevent " + CudaDriver.hex(event)));
+                NativeAnchor.borrow("borrowed CUevent " + CudaDriver.hex(event)));
     }
 
     /** {@link #borrow(MemorySegment, MemorySegment)} for raw addresses (JCuda, JavaCPP); {@code context} 0 = current. */
@@ -75,7 +75,7 @@ public final class CudaEvents {
         MemorySegment ctx = CudaDriver.contextOrCurrent(context, "CudaEvents.adopt");
         int device = CudaDriver.deviceOf(ctx);
         MemorySegment ev = MemorySegment.ofAddress(event.address());
-        return point(ev, ctx, device, NativeAnchor.owned("CUevent " + CudaDriver.hex(ev),
+        return point(ev, ctx, device, NativeAnchor.adopt("CUevent " + CudaDriver.hex(ev),
                 CudaEventSyncWaiter.destroyAction(ev, ctx)));
     }
 
@@ -128,7 +128,7 @@ public final class CudaEvents {
                     afterRelease.run();
                 }
             };
-            NativeAnchor anchor = NativeAnchor.owned("CUevent " + CudaDriver.hex(event), release);
+            NativeAnchor anchor = NativeAnchor.adopt("CUevent " + CudaDriver.hex(event), release);
             MemorySegment ev = MemorySegment.ofAddress(event.address());
             MemorySegment c = MemorySegment.ofAddress(ctx.address());
             int device = dev.get(ValueLayout.JAVA_INT, 0);

@@ -46,7 +46,7 @@ public final class CudaExternalSemaphore implements AutoCloseable {
         this.context = context;
         long sem = semaphore.address();
         long ctx = context.address();
-        this.claim = NativeAnchor.owned("CUexternalSemaphore " + CudaDriver.hex(semaphore),
+        this.claim = NativeAnchor.adopt("CUexternalSemaphore " + CudaDriver.hex(semaphore),
                 () -> destroy(MemorySegment.ofAddress(sem), MemorySegment.ofAddress(ctx)))
                 .claim(this);
     }
@@ -142,7 +142,7 @@ public final class CudaExternalSemaphore implements AutoCloseable {
     /**
      * A point signalled once the semaphore reaches {@code value} (unsigned), awaitable on the CPU like every
      * other point (by {@code GpuSync} too): enqueues {@code cuWaitExternalSemaphoresAsync} on {@code stream} and
-     * records an event after it; the waiter is a {@link CudaExternalSemaphoreWaiter}. Work enqueued later on
+     * records an event after it; the waiter is a {@code CudaExternalSemaphoreWaiter}. Work enqueued later on
      * {@code stream} also waits for the semaphore, so give the point a stream of its own. The point holds the
      * semaphore: it is not destroyed before the point's waiter is closed, even if this object is.
      *

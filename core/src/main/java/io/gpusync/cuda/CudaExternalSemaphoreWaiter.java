@@ -31,7 +31,7 @@ import java.util.Optional;
  * parks after a short spin; interrupts end it with {@link io.gpusync.SyncCancelledException}). <b>Lifetime:</b>
  * holds the semaphore (not destroyed while this waiter is open) and owns the recorded event.
  */
-public final class CudaExternalSemaphoreWaiter implements SignalCallbackWaiter, CheapProbe {
+final class CudaExternalSemaphoreWaiter implements SignalCallbackWaiter, CheapProbe {
     private final CudaExternalSemaphore semaphore;
     private final MemorySegment stream;
     private final long value;

@@ -105,7 +105,7 @@ public final class CudaHostTimeline implements AutoCloseable {
             CudaResults.check(Cuda.cuMemHostGetDevicePointer_v2(pd, word, 0), "cuMemHostGetDevicePointer_v2");
             TimelineState state = new TimelineState(word, pd.get(ValueLayout.JAVA_LONG, 0), ctx, device, pool,
                     afterRelease);
-            NativeAnchor anchor = NativeAnchor.owned("CudaHostTimeline word " + CudaDriver.hex(word),
+            NativeAnchor anchor = NativeAnchor.adopt("CudaHostTimeline word " + CudaDriver.hex(word),
                     state.releaseAction());
             return new CudaHostTimeline(state, anchor);
         } catch (RuntimeException e) {

@@ -33,45 +33,13 @@ import java.util.TreeMap;
  * initializer opens the driver), so it works on a machine without a driver, and it can never drift from the
  * generated constants.
  *
- * <p><b>Classification</b> ({@link #exception}), reviewed against every code of the CUDA 13.0 {@code CUresult}
- * list; codes not named below (and codes newer than the header) are {@link ErrorKind#CONFIGURATION}:
- * <table>
- *   <caption>CUresult → ErrorKind, exception</caption>
- *   <tr><th>codes</th><th>kind</th><th>exception</th><th>why</th></tr>
- *   <tr><td>214 ECC_UNCORRECTABLE, 220 NVLINK_UNCORRECTABLE, 226 CONTAINED, 700 ILLEGAL_ADDRESS,
- *       702 LAUNCH_TIMEOUT, 710 ASSERT, 714 HARDWARE_STACK_ERROR, 715 ILLEGAL_INSTRUCTION,
- *       716 MISALIGNED_ADDRESS, 717 INVALID_ADDRESS_SPACE, 718 INVALID_PC, 719 LAUNCH_FAILED,
- *       721 TENSOR_MEMORY_LEAK, 810 MPS_CLIENT_TERMINATED, 911 EXTERNAL_DEVICE, 916 KEY_ROTATION</td>
- *       <td>FATAL</td><td>{@link DeviceLostException} (cause: {@link SyncBackendException} with the code)</td>
- *       <td>sticky: the context is unusable, every later call in it fails (with a primary context: the device,
- *       for the whole process)</td></tr>
- *   <tr><td>4 DEINITIALIZED, 709 CONTEXT_IS_DESTROYED, 999 UNKNOWN</td><td>FATAL</td>
- *       <td>{@link DeviceLostException}</td><td>the context or driver is gone, or in an internal state the
- *       driver itself cannot name: no wait in it can complete</td></tr>
- *   <tr><td>201 INVALID_CONTEXT <em>for a context gpusync already holds</em> (package-private {@code contextGone})</td>
- *       <td>FATAL</td><td>{@link DeviceLostException}</td><td>the context behind a pending wait was destroyed;
- *       for a context a caller passes in, 201 stays CONFIGURATION</td></tr>
- *   <tr><td>34 STUB_LIBRARY, 36 CALL_REQUIRES_NEWER_DRIVER, 100 NO_DEVICE, 102 DEVICE_NOT_LICENSED,
- *       209 NO_BINARY_FOR_GPU, 217 PEER_ACCESS_UNSUPPORTED, 221 JIT_COMPILER_NOT_FOUND,
- *       222 UNSUPPORTED_PTX_VERSION, 223 JIT_COMPILATION_DISABLED, 224 UNSUPPORTED_EXEC_AFFINITY,
- *       225 UNSUPPORTED_DEVSIDE_SYNC, 801 NOT_SUPPORTED, 802 SYSTEM_NOT_READY, 803 SYSTEM_DRIVER_MISMATCH,
- *       804 COMPAT_NOT_SUPPORTED_ON_DEVICE, 811 CDP_NOT_SUPPORTED, 812 CDP_VERSION_MISMATCH</td>
- *       <td>CONFIGURATION</td><td>{@link SyncNotSupportedException}</td><td>this machine, driver or device
- *       cannot do it</td></tr>
- *   <tr><td>2 OUT_OF_MEMORY, 46 DEVICE_UNAVAILABLE, 600 NOT_READY, 701 LAUNCH_OUT_OF_RESOURCES,
- *       805 MPS_CONNECTION_FAILED, 806 MPS_RPC_FAILURE, 807 MPS_SERVER_NOT_READY, 808 MPS_MAX_CLIENTS_REACHED,
- *       809 MPS_MAX_CONNECTIONS_REACHED, 909 TIMEOUT</td><td>RECOVERABLE</td><td>{@link SyncBackendException}</td>
- *       <td>transient: the same call may succeed later</td></tr>
- *   <tr><td>everything else (1 INVALID_VALUE, 101 INVALID_DEVICE, 201 INVALID_CONTEXT, 400 INVALID_HANDLE,
- *       401 ILLEGAL_STATE, 800 NOT_PERMITTED, 9xx stream capture, …)</td><td>CONFIGURATION</td>
- *       <td>{@link SyncBackendException}</td><td>the request is wrong</td></tr>
- * </table>
+ * <p><b>Classification</b>: the table in the package documentation ({@code package-info.java}).
  * The test {@code CudaResultsTest} checks every literal code against its generated name; the gpu tests provoke
  * 719/715 (a trapping kernel) and 201 (a destroyed context).
  *
  * <p>Stateless and thread-safe.
  */
-public final class CudaResults {
+final class CudaResults {
     /** {@code CUDA_SUCCESS}. */
     public static final int SUCCESS = 0;
     /** {@code CUDA_ERROR_NOT_READY}: a query's "not yet" — never an error for gpusync. */

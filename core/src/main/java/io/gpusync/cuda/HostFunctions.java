@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
 
 /**
  * gpusync's CUDA host functions: <em>one</em> upcall stub for the whole JVM (in the global arena, so it can

@@ -1,6 +1,7 @@
 package io.gpusync.cuda;
 
 import io.gpusync.SyncCancelledException;
+import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
 
 /**
  * The lifetime of an owned producer ({@link CudaWorkQueue}): while it is open its points wait normally; once it

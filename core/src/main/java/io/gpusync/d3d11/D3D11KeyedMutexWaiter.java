@@ -34,7 +34,7 @@ import java.util.Optional;
  * (advertised as {@link BlockingWaiter}). <b>Lifetime:</b> an owned mutex is {@code Release}d once this
  * waiter and every waiter rebound from it are closed (or unreachable) and no wait is in progress.
  */
-public final class D3D11KeyedMutexWaiter implements BlockingWaiter {
+final class D3D11KeyedMutexWaiter implements BlockingWaiter {
     /** {@code DXGI_ERROR_DEVICE_REMOVED}. */
     static final int DXGI_ERROR_DEVICE_REMOVED = 0x887A_0005;
 

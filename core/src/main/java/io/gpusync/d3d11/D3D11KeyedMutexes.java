@@ -11,7 +11,7 @@ import java.util.Objects;
 
 /**
  * {@link SyncPoint.D3D11} points over {@code IDXGIKeyedMutex*} handles an application holds (from
- * {@code QueryInterface} on a shared D3D11 resource); their waiter is a {@link D3D11KeyedMutexWaiter}.
+ * {@code QueryInterface} on a shared D3D11 resource); their waiter is a {@code D3D11KeyedMutexWaiter}.
  *
  * <p><b>Windows only.</b> Keyed mutexes are DXGI objects: on any other platform every factory throws
  * {@link io.gpusync.SyncNotSupportedException} naming Windows and the platform it runs on, after checking
@@ -19,8 +19,8 @@ import java.util.Objects;
  * NULL or a heap segment → {@link SyncInvalidArgumentException}). The COM calls go through the vtable by FFM
  * (see {@code DxgiKeyedMutex}), which the Windows x64 linker can make directly.
  *
- * <p>{@link #owned}: the caller hands over one COM reference, which gpusync {@code Release}s once every
- * waiter of the point is closed and no wait is in progress. {@link #borrowed}: the caller keeps the mutex
+ * <p>{@link #adopt}: the caller hands over one COM reference, which gpusync {@code Release}s once every
+ * waiter of the point is closed and no wait is in progress. {@link #borrow}: the caller keeps the mutex
  * alive for as long as the point is used. Thread-safe.
  */
 public final class D3D11KeyedMutexes {
@@ -28,16 +28,16 @@ public final class D3D11KeyedMutexes {
     }
 
     /** A point acquiring {@code keyedMutex} at {@code key}, taking over one COM reference. */
-    public static SyncPoint.D3D11 owned(MemorySegment keyedMutex, long key) {
+    public static SyncPoint.D3D11 adopt(MemorySegment keyedMutex, long key) {
         MemorySegment mutex = check(keyedMutex);
         String what = "IDXGIKeyedMutex 0x" + Long.toHexString(mutex.address());
-        return point(mutex, key, NativeAnchor.owned(what, () -> DxgiKeyedMutex.release(mutex)));
+        return point(mutex, key, NativeAnchor.adopt(what, () -> DxgiKeyedMutex.release(mutex)));
     }
 
     /** A point acquiring {@code keyedMutex} at {@code key}; the caller keeps it alive. */
-    public static SyncPoint.D3D11 borrowed(MemorySegment keyedMutex, long key) {
+    public static SyncPoint.D3D11 borrow(MemorySegment keyedMutex, long key) {
         MemorySegment mutex = check(keyedMutex);
-        return point(mutex, key, NativeAnchor.borrowed("IDXGIKeyedMutex 0x" + Long.toHexString(mutex.address())));
+        return point(mutex, key, NativeAnchor.borrow("IDXGIKeyedMutex 0x" + Long.toHexString(mutex.address())));
     }
 
     private static SyncPoint.D3D11 point(MemorySegment mutex, long key, NativeAnchor anchor) {

@@ -38,7 +38,7 @@ public final class EglReusableSync implements AutoCloseable {
     private EglReusableSync(MemorySegment display, MemorySegment sync) {
         this.display = display;
         this.sync = sync;
-        NativeAnchor anchor = NativeAnchor.owned("reusable EGLSync " + EglNative.hex(sync),
+        NativeAnchor anchor = NativeAnchor.adopt("reusable EGLSync " + EglNative.hex(sync),
                 new EglSyncWaiter.Destroy(display, sync));
         this.point = new SyncPoint.OpenGLSync(sync, GlBackend.EGL, new EglSyncWaiter(display, sync, anchor));
         this.claim = anchor.claim(this);

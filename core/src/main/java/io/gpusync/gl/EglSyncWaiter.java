@@ -41,14 +41,14 @@ final class EglSyncWaiter implements BlockingWaiter {
     private final MemorySegment display;
     private final MemorySegment sync;
     private final NativeAnchor.Claim claim;
-    private final boolean owned;
+    private final boolean adopted;
     private final boolean reusable;
 
     EglSyncWaiter(MemorySegment display, MemorySegment sync, NativeAnchor anchor) {
         this.display = display;
         this.sync = sync;
         this.reusable = syncType(display, sync) == Egl.EGL_SYNC_REUSABLE_KHR();
-        this.owned = anchor.isOwned();
+        this.adopted = anchor.isAdopted();
         this.claim = anchor.claim(this);
     }
 
@@ -135,7 +135,7 @@ final class EglSyncWaiter implements BlockingWaiter {
 
     @Override
     public String toString() {
-        return "EglSyncWaiter[" + (reusable ? "reusable " : "fence ") + "EGLSync " + EglNative.hex(sync) + (owned ? ", owned" : ", borrowed") + ", display "
+        return "EglSyncWaiter[" + (reusable ? "reusable " : "fence ") + "EGLSync " + EglNative.hex(sync) + (adopted ? ", adopted" : ", borrowed") + ", display "
                 + EglNative.hex(display) + "]";
     }
 }

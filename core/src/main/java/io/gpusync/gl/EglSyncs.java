@@ -39,7 +39,7 @@ public final class EglSyncs {
      */
     public static SyncPoint.OpenGLSync adopt(MemorySegment display, MemorySegment sync) {
         validate(display, sync);
-        NativeAnchor anchor = NativeAnchor.owned("EGLSync " + EglNative.hex(sync),
+        NativeAnchor anchor = NativeAnchor.adopt("EGLSync " + EglNative.hex(sync),
                 new EglSyncWaiter.Destroy(display, sync));
         return new SyncPoint.OpenGLSync(sync, GlBackend.EGL, new EglSyncWaiter(display, sync, anchor));
     }
@@ -53,7 +53,7 @@ public final class EglSyncs {
     public static SyncPoint.OpenGLSync borrow(MemorySegment display, MemorySegment sync) {
         validate(display, sync);
         return new SyncPoint.OpenGLSync(sync, GlBackend.EGL,
-                new EglSyncWaiter(display, sync, NativeAnchor.borrowed("EGLSync " + EglNative.hex(sync))));
+                new EglSyncWaiter(display, sync, NativeAnchor.borrow("EGLSync " + EglNative.hex(sync))));
     }
 
     /** {@link #borrow(MemorySegment, MemorySegment)} from raw handle values. */

@@ -167,7 +167,7 @@ public final class GlSemaphores {
             this.group = group;
             this.semaphore = semaphore;
             ShareContexts contexts = group.contexts();
-            this.anchor = io.gpusync.spi.NativeAnchor.ownedBlocking("GL semaphore " + semaphore, () -> {
+            this.anchor = io.gpusync.spi.NativeAnchor.adoptBlocking("GL semaphore " + semaphore, () -> {
                 try (ShareContexts.Binding ignored = contexts.bind(); Arena a = Arena.ofConfined()) {
                     Fns.call(Fns.DELETE, 1, a.allocateFrom(JAVA_INT, semaphore));
                 }

@@ -10,6 +10,7 @@ import io.gpusync.spi.NativeAnchor;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
+import io.gpusync.gl.GlProducers.EglProducer;
 
 /**
  * The waiting side of an EGL producer context's share group, and the factory of its
@@ -44,7 +45,7 @@ public final class GlShareGroup implements AutoCloseable {
 
     private GlShareGroup(ShareContexts contexts) {
         this.contexts = contexts;
-        NativeAnchor anchor = NativeAnchor.owned("wait contexts shared with EGL context "
+        NativeAnchor anchor = NativeAnchor.adopt("wait contexts shared with EGL context "
                 + EglNative.hex(contexts.producer), contexts::destroy);
         this.userClaim = anchor.claim(this);
     }
@@ -97,7 +98,7 @@ public final class GlShareGroup implements AutoCloseable {
         userClaim.enter(); // held until the sync is deleted
         NativeAnchor anchor;
         try {
-            anchor = NativeAnchor.ownedBlocking("GLsync " + EglNative.hex(glsync),
+            anchor = NativeAnchor.adoptBlocking("GLsync " + EglNative.hex(glsync),
                     new GlSyncWaiter.Delete(contexts, glsync, userClaim));
         } catch (RuntimeException e) {
             userClaim.exit();
@@ -121,7 +122,7 @@ public final class GlShareGroup implements AutoCloseable {
     public SyncPoint.OpenGLSync borrowGlSync(MemorySegment glsync) {
         requireSync(glsync);
         return new SyncPoint.OpenGLSync(glsync, GlBackend.EGL,
-                new GlSyncWaiter(this, glsync, NativeAnchor.borrowed("GLsync " + EglNative.hex(glsync))));
+                new GlSyncWaiter(this, glsync, NativeAnchor.borrow("GLsync " + EglNative.hex(glsync))));
     }
 
     /** {@link #borrowGlSync(MemorySegment)} from a raw {@code GLsync} value. */

@@ -14,6 +14,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.function.Supplier;
+import io.gpusync.gl.GlProducers.EglProducer;
 
 /**
  * The waiter of a {@code GLsync} ({@link io.gpusync.SyncPoint.OpenGLSync} with platform
@@ -44,13 +45,13 @@ final class GlSyncWaiter implements BlockingWaiter {
     private final ShareContexts contexts;
     private final MemorySegment sync;
     private final NativeAnchor.Claim claim;
-    private final boolean owned;
+    private final boolean adopted;
 
     GlSyncWaiter(GlShareGroup group, MemorySegment sync, NativeAnchor anchor) {
         this.group = group;
         this.contexts = group.contexts();
         this.sync = sync;
-        this.owned = anchor.isOwned();
+        this.adopted = anchor.isAdopted();
         this.claim = anchor.claim(this);
     }
 
@@ -126,7 +127,7 @@ final class GlSyncWaiter implements BlockingWaiter {
 
     /** Runs a wait or probe with the sync (and, for a borrowed one, the group's contexts) held alive. */
     private <T> T held(Supplier<T> action) {
-        return claim.call(owned ? action : () -> group.duringWait(action));
+        return claim.call(adopted ? action : () -> group.duringWait(action));
     }
 
     /** The anchor of the sync object (tests observe its release through it). */
@@ -146,7 +147,7 @@ final class GlSyncWaiter implements BlockingWaiter {
 
     @Override
     public String toString() {
-        return "GlSyncWaiter[GLsync " + EglNative.hex(sync) + (owned ? ", owned" : ", borrowed") + ", context "
+        return "GlSyncWaiter[GLsync " + EglNative.hex(sync) + (adopted ? ", adopted" : ", borrowed") + ", context "
                 + EglNative.hex(contexts.producer) + "]";
     }
 }

@@ -7,7 +7,7 @@
  *       a pooled context shared with the producer (an {@code eglMakeCurrent} pair per call).</li>
  *   <li>{@link io.gpusync.gl.EglSyncs} — points over {@code EGLSync}s; waits need no GL context.</li>
  *   <li>{@link io.gpusync.gl.EglReusableSync} — a host-signalled EGL sync.</li>
- *   <li>{@link io.gpusync.gl.EglProducer} — an owned surfaceless GLES 3 producer for demos and benchmarks.</li>
+ *   <li>{@link io.gpusync.gl.GlProducers.EglProducer} — an owned surfaceless GLES 3 producer for demos and benchmarks.</li>
  *   <li>{@link io.gpusync.gl.GlSemaphores} — {@link io.gpusync.SyncPoint.OpenGL} points over semaphores imported
  *       from Vulkan opaque fds ({@code GL_EXT_semaphore_fd}), awaited through a fence queued after
  *       {@code glWaitSemaphoreEXT}.</li>

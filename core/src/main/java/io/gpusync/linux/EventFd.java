@@ -24,7 +24,7 @@ public final class EventFd implements AutoCloseable {
 
     private EventFd(int fd) {
         this.fd = fd;
-        this.anchor = NativeAnchor.owned("eventfd " + fd, () -> SyncFds.closeQuietly(fd));
+        this.anchor = NativeAnchor.adopt("eventfd " + fd, () -> SyncFds.closeQuietly(fd));
         this.claim = anchor.claim(this);
     }
 

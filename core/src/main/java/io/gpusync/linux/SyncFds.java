@@ -37,7 +37,7 @@ public final class SyncFds {
     public static SyncPoint borrow(int fd) {
         requireNonNegative(fd);
         NativeAccess.require(BackendKind.LINUX, "fd " + fd);
-        return new SyncPoint.SyncFd(fd, new SyncFdWaiter(fd, NativeAnchor.borrowed("fd " + fd)));
+        return new SyncPoint.SyncFd(fd, new SyncFdWaiter(fd, NativeAnchor.borrow("fd " + fd)));
     }
 
     /**
@@ -53,7 +53,7 @@ public final class SyncFds {
         requireNonNegative(fd);
         NativeAccess.require(BackendKind.LINUX, "fd " + fd);
         Fcntl.requireOpen(fd);
-        return new SyncPoint.SyncFd(fd, new SyncFdWaiter(fd, NativeAnchor.owned("fd " + fd,
+        return new SyncPoint.SyncFd(fd, new SyncFdWaiter(fd, NativeAnchor.adopt("fd " + fd,
                 () -> closeQuietly(fd))));
     }
 

@@ -32,7 +32,7 @@ import java.util.Optional;
  * {@link #isSignaled()} is a {@link CheapProbe}. <b>Lifetime:</b> an owned event is sent {@code release} once
  * this waiter and every waiter rebound from it are closed (or unreachable) and no wait is in progress.
  */
-public final class MetalSharedEventWaiter implements BlockingWaiter, CheapProbe {
+final class MetalSharedEventWaiter implements BlockingWaiter, CheapProbe {
     private final MemorySegment event;
     private final long value;
     private final NativeAnchor.Claim claim;

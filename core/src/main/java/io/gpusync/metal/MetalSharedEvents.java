@@ -11,7 +11,7 @@ import java.util.Objects;
 
 /**
  * {@link SyncPoint.Metal} points over {@code id<MTLSharedEvent>} handles an application holds; their waiter
- * is a {@link MetalSharedEventWaiter}.
+ * is a {@code MetalSharedEventWaiter}.
  *
  * <p><b>macOS only.</b> On any other platform every factory throws
  * {@link io.gpusync.SyncNotSupportedException} naming macOS and the platform it runs on, after checking its
@@ -19,8 +19,8 @@ import java.util.Objects;
  * {@link SyncInvalidArgumentException}). Messages go through the Objective-C runtime by FFM (see
  * {@code ObjC}).
  *
- * <p>{@link #owned}: the caller hands over one retain, which gpusync {@code release}s once every waiter of
- * the point is closed and no wait is in progress. {@link #borrowed}: the caller keeps the event alive for as
+ * <p>{@link #adopt}: the caller hands over one retain, which gpusync {@code release}s once every waiter of
+ * the point is closed and no wait is in progress. {@link #borrow}: the caller keeps the event alive for as
  * long as the point is used. Thread-safe.
  */
 public final class MetalSharedEvents {
@@ -28,15 +28,15 @@ public final class MetalSharedEvents {
     }
 
     /** A point at {@code value} on {@code sharedEvent}, taking over one retain. */
-    public static SyncPoint.Metal owned(MemorySegment sharedEvent, long value) {
+    public static SyncPoint.Metal adopt(MemorySegment sharedEvent, long value) {
         MemorySegment event = check(sharedEvent);
-        return point(event, value, NativeAnchor.owned(describe(event), () -> ObjC.release(event)));
+        return point(event, value, NativeAnchor.adopt(describe(event), () -> ObjC.release(event)));
     }
 
     /** A point at {@code value} on {@code sharedEvent}; the caller keeps it alive. */
-    public static SyncPoint.Metal borrowed(MemorySegment sharedEvent, long value) {
+    public static SyncPoint.Metal borrow(MemorySegment sharedEvent, long value) {
         MemorySegment event = check(sharedEvent);
-        return point(event, value, NativeAnchor.borrowed(describe(event)));
+        return point(event, value, NativeAnchor.borrow(describe(event)));
     }
 
     private static SyncPoint.Metal point(MemorySegment event, long value, NativeAnchor anchor) {

@@ -9,7 +9,7 @@ import java.time.Duration;
  * The {@code timeoutMS} argument of {@code -[MTLSharedEvent waitUntilSignaledValue:timeoutMS:]} (a
  * {@code uint64_t} of milliseconds), by the shared {@link Timeouts} rules: {@code 0} probes; a positive
  * timeout is rounded <em>up</em> to whole milliseconds — 100 µs waits 1 ms, never 0, which would silently
- * mean "do not wait" (the seed's rule; a sub-millisecond poll therefore observes up to 1 ms);
+ * mean "do not wait" (gpu-handle-types' rule; a sub-millisecond poll therefore observes up to 1 ms);
  * {@link SyncPoint#FOREVER} (anything beyond 2<sup>63</sup> ns) becomes {@code UINT64_MAX}, the API's
  * infinite, returned as {@code -1L}.
  */

@@ -47,7 +47,7 @@ import java.util.Objects;
  * The reference is released ({@code clReleaseEvent}) exactly once, after the last claim is closed (or
  * collected), no wait or probe is in progress and no callback registration is pending.
  */
-public final class OpenClEventWaiter implements SignalCallbackWaiter, io.gpusync.spi.CheapProbe {
+final class OpenClEventWaiter implements SignalCallbackWaiter, io.gpusync.spi.CheapProbe {
     private static final int CL_COMPLETE = OpenCl.CL_COMPLETE();
 
     private final MemorySegment event;

@@ -4,18 +4,19 @@ import io.gpusync.SyncPoint;
 import io.gpusync.spi.NativeAnchor;
 
 import java.lang.foreign.MemorySegment;
+import io.gpusync.opencl.OpenClProducers.OpenClContext;
 
 /**
  * {@link SyncPoint.OpenCl} points over {@code cl_event}s that an application already holds — from
  * gpusync's own {@link OpenClContext}, from raw FFM code, or from JOCL/LWJGL, which hold handles as
- * {@code long}s. The point's waiter is an {@link OpenClEventWaiter}.
+ * {@code long}s. The point's waiter is an {@code OpenClEventWaiter}.
  *
  * <p><b>Owned versus borrowed.</b> A {@code cl_event} is reference-counted, so both kinds end the same
  * way — gpusync releases exactly one reference, once — and differ only in where that reference comes from:
  * <ul>
- *   <li>{@link #owned}: the caller <em>hands over</em> a reference it holds (typically the one an
+ *   <li>{@link #adopt}: the caller <em>hands over</em> a reference it holds (typically the one an
  *       {@code clEnqueue*} call returned) and must not release it itself.</li>
- *   <li>{@link #borrowed}: the caller keeps its reference and may release it whenever it likes, even at
+ *   <li>{@link #borrow}: the caller keeps its reference and may release it whenever it likes, even at
  *       once; gpusync takes its own with {@code clRetainEvent}. A waiter that did not hold a reference of
  *       its own could not keep its callback registrations and waits safe from the caller's release, and
  *       retain/release is the OpenCL way to share an event.</li>
@@ -37,25 +38,25 @@ public final class OpenClEvents {
     }
 
     /** A point over {@code event}, taking over the caller's reference to it. */
-    public static SyncPoint.OpenCl owned(MemorySegment event) {
+    public static SyncPoint.OpenCl adopt(MemorySegment event) {
         Cl.require();
         return own(Cl.handle(event, "cl_event"));
     }
 
-    /** {@link #owned(MemorySegment)} for a handle held as a {@code long} (JOCL {@code getNativePointer()}, LWJGL). */
-    public static SyncPoint.OpenCl owned(long event) {
+    /** {@link #adopt(MemorySegment)} for a handle held as a {@code long} (JOCL {@code getNativePointer()}, LWJGL). */
+    public static SyncPoint.OpenCl adopt(long event) {
         Cl.require();
         return own(Cl.handle(event, "cl_event"));
     }
 
     /** A point over {@code event} holding a reference of its own ({@code clRetainEvent}); the caller keeps theirs. */
-    public static SyncPoint.OpenCl borrowed(MemorySegment event) {
+    public static SyncPoint.OpenCl borrow(MemorySegment event) {
         Cl.require();
         return retain(Cl.handle(event, "cl_event"));
     }
 
-    /** {@link #borrowed(MemorySegment)} for a handle held as a {@code long}. */
-    public static SyncPoint.OpenCl borrowed(long event) {
+    /** {@link #borrow(MemorySegment)} for a handle held as a {@code long}. */
+    public static SyncPoint.OpenCl borrow(long event) {
         Cl.require();
         return retain(Cl.handle(event, "cl_event"));
     }
@@ -73,7 +74,7 @@ public final class OpenClEvents {
     }
 
     private static SyncPoint.OpenCl point(MemorySegment event, String what) {
-        NativeAnchor anchor = NativeAnchor.owned(what, Cl.releaser(event, what));
+        NativeAnchor anchor = NativeAnchor.adopt(what, Cl.releaser(event, what));
         return new SyncPoint.OpenCl(event, new OpenClEventWaiter(event, anchor, what));
     }
 }

@@ -16,7 +16,7 @@ import java.time.Duration;
  *
  * <p><b>How the CPU waits.</b> OpenCL has no host wait on a semaphore, so the factory enqueues
  * {@code clEnqueueWaitSemaphoresKHR} on a command queue and keeps the {@code cl_event} of that command: the
- * point is signalled when that event completes, and every method here is the {@link OpenClEventWaiter}'s on
+ * point is signalled when that event completes, and every method here is the {@code OpenClEventWaiter}'s on
  * that event (status probe, {@code clSetEventCallback}, parking waits; a negative status is an error, never
  * {@code false}). Waiting on a binary semaphore <em>consumes</em> its signal, as every binary-semaphore
  * wait does: one point per signal. GPU work that should follow the signal waits on {@link #waitEvent()}
@@ -25,11 +25,11 @@ import java.time.Duration;
  * <p><b>No value.</b> Following gpu-handle-types, a {@code cl_semaphore_khr} carries no value:
  * {@link #rebindToValue} is empty and {@code withValue} is refused.
  *
- * <p><b>Threading, blocking, cancellation:</b> those of {@link OpenClEventWaiter}. <b>Lifetime:</b> the waiter
+ * <p><b>Threading, blocking, cancellation:</b> those of {@code OpenClEventWaiter}. <b>Lifetime:</b> the waiter
  * holds one reference to the semaphore ({@code clReleaseSemaphoreKHR} once closed and no wait is in progress)
  * and one to the wait event.
  */
-public final class OpenClSemaphoreWaiter implements SignalCallbackWaiter, CheapProbe {
+final class OpenClSemaphoreWaiter implements SignalCallbackWaiter, CheapProbe {
     private final MemorySegment semaphore;
     private final NativeAnchor.Claim claim;
     private final OpenClEventWaiter waitCommand;

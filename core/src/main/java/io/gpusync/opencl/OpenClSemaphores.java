@@ -6,10 +6,11 @@ import io.gpusync.spi.NativeAnchor;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import io.gpusync.opencl.OpenClProducers.OpenClContext;
 
 /**
  * {@link SyncPoint.OpenCl} points over OpenCL binary semaphores ({@code cl_semaphore_khr}, extension
- * {@code cl_khr_semaphore}); their waiter is an {@link OpenClSemaphoreWaiter}, which waits by enqueuing
+ * {@code cl_khr_semaphore}); their waiter is an {@code OpenClSemaphoreWaiter}, which waits by enqueuing
  * {@code clEnqueueWaitSemaphoresKHR} on a queue of the caller's and awaiting that command's {@code cl_event}.
  *
  * <p><b>Where it works.</b> The extension's functions are resolved per platform with
@@ -39,7 +40,7 @@ public final class OpenClSemaphores {
         ClSemaphoreKhr khr = ClSemaphoreKhr.forDevice(ClSemaphoreKhr.queueDevice(q));
         String what = "cl_semaphore_khr " + Cl.hex(s);
         ClErrors.check(ClSemaphoreKhr.invokeInt(khr.retain, s), "clRetainSemaphoreKHR", what);
-        NativeAnchor anchor = NativeAnchor.owned(what, () -> ClSemaphoreKhr.invokeInt(khr.release, s));
+        NativeAnchor anchor = NativeAnchor.adopt(what, () -> ClSemaphoreKhr.invokeInt(khr.release, s));
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(ValueLayout.ADDRESS);
             int rc = ClSemaphoreKhr.enqueue(khr.waitFor, q, s, out);
@@ -47,7 +48,7 @@ public final class OpenClSemaphores {
                 ClSemaphoreKhr.invokeInt(khr.release, s);
                 ClErrors.check(rc, "clEnqueueWaitSemaphoresKHR", what);
             }
-            SyncPoint.OpenCl waitCommand = OpenClEvents.owned(out.get(ValueLayout.ADDRESS, 0));
+            SyncPoint.OpenCl waitCommand = OpenClEvents.adopt(out.get(ValueLayout.ADDRESS, 0));
             OpenClSemaphoreWaiter waiter = new OpenClSemaphoreWaiter(s, anchor,
                     (OpenClEventWaiter) waitCommand.waiter());
             ClErrors.check(io.gpusync.bindings.opencl.OpenCl.clFlush(q), "clFlush", what);

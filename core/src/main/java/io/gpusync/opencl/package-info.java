@@ -4,11 +4,11 @@
  * <ul>
  *   <li>{@link io.gpusync.opencl.OpenClEvents} — points over events an application holds (raw handles as
  *       {@code MemorySegment} or {@code long}), owned or borrowed;</li>
- *   <li>{@link io.gpusync.opencl.OpenClEventWaiter} — probe ({@code clGetEventInfo}), callback
+ *   <li>{@code OpenClEventWaiter} — probe ({@code clGetEventInfo}), callback
  *       ({@code clSetEventCallback}, one process-wide upcall stub), blocking ({@code clWaitForEvents}) and
  *       timed parked waits;</li>
- *   <li>{@link io.gpusync.opencl.OpenClUserEvent} — a host-controlled event (complete or fail);</li>
- *   <li>{@link io.gpusync.opencl.OpenClContext} — a small owned context/queue that enqueues real kernels
+ *   <li>{@link io.gpusync.opencl.OpenClProducers.OpenClUserEvent} — a host-controlled event (complete or fail);</li>
+ *   <li>{@link io.gpusync.opencl.OpenClProducers.OpenClContext} — a small owned context/queue that enqueues real kernels
  *       and markers, for tests, demos and benchmarks.</li>
  * </ul>
  * {@link io.gpusync.opencl.OpenClSemaphores} — binary {@code cl_semaphore_khr} points (extension

@@ -18,16 +18,16 @@ import java.util.function.Supplier;
  * once; no claim or wait can start after that. Each claim is registered with a {@link Cleaner} on its owning
  * waiter, so a waiter that is never closed still drops its claim when it becomes unreachable.
  *
- * <p><b>Where the release runs.</b> An {@link #owned} release — a quick, non-blocking destroy call — runs on
+ * <p><b>Where the release runs.</b> An {@link #adopt} release — a quick, non-blocking destroy call — runs on
  * the thread that dropped the last hold, except when that thread must not make driver calls: inside a
  * driver's upcall ({@link UpcallRegistry#inUpcall()}) or on gpusync's {@code Cleaner} thread; it then runs on
- * gpusync's housekeeping thread. A {@link #ownedBlocking} release (one that may wait: a
+ * gpusync's housekeeping thread. A {@link #adoptBlocking} release (one that may wait: a
  * {@code vkDeviceWaitIdle}, an EGL context bind) always runs on the housekeeping thread, so it never blocks a
  * driver thread, an event loop or the {@code Cleaner}. {@link #isReleased()} turns {@code true} when the
  * last hold drops, possibly just before a moved release has run.
  *
  * <p>The release action must not refer to the owning waiter (that would keep it reachable forever) and must
- * not wait for the GPU without a bound. A {@linkplain #borrowed borrowed} anchor releases nothing: the caller
+ * not wait for the GPU without a bound. A {@linkplain #borrow borrowed} anchor releases nothing: the caller
  * owns the primitive.
  *
  * <p>Thread-safe and lock-free.
@@ -50,23 +50,23 @@ public final class NativeAnchor {
     }
 
     /**
-     * An anchor whose primitive gpusync owns and releases with {@code release}, a quick call that does not
+     * An anchor whose primitive gpusync adopts and releases with {@code release}, a quick call that does not
      * block (see the class comment for the thread it runs on).
      */
-    public static NativeAnchor owned(String what, Runnable release) {
+    public static NativeAnchor adopt(String what, Runnable release) {
         return new NativeAnchor(what, Objects.requireNonNull(release, "release"), false);
     }
 
     /**
-     * An anchor whose primitive gpusync owns and whose {@code release} may block (waits for the device to
+     * An anchor whose primitive gpusync adopts and whose {@code release} may block (waits for the device to
      * go idle, binds a context): it always runs on gpusync's housekeeping thread.
      */
-    public static NativeAnchor ownedBlocking(String what, Runnable release) {
+    public static NativeAnchor adoptBlocking(String what, Runnable release) {
         return new NativeAnchor(what, Objects.requireNonNull(release, "release"), true);
     }
 
     /** An anchor over a borrowed primitive: the caller destroys it, gpusync never does. */
-    public static NativeAnchor borrowed(String what) {
+    public static NativeAnchor borrow(String what) {
         return new NativeAnchor(what, null, false);
     }
 
@@ -75,8 +75,8 @@ public final class NativeAnchor {
         return released;
     }
 
-    /** Whether gpusync owns (and will release) the primitive. */
-    public boolean isOwned() {
+    /** Whether gpusync adopted (and will release) the primitive. */
+    public boolean isAdopted() {
         return release != null;
     }
 

@@ -22,7 +22,7 @@ import static io.gpusync.vulkan.VkResults.hex;
  * (VUID-vkQueueSubmit-pWaitSemaphores-03238), which a waiter cannot know; (3) it needs a queue that the
  * application also submits to, and queues are externally synchronised; (4) it cannot probe without
  * consuming. So the CPU side of a binary point is the producer's job: signal a fence in the same submission
- * and mint the point with {@link VulkanDevice#binaryPoint(long, long, Ownership)}, or use a timeline
+ * and mint the point with {@link VulkanDevice#adoptBinarySemaphore(long, long)}, or use a timeline
  * semaphore. Never probed with {@code vkGetSemaphoreCounterValue} (undefined for binary semaphores).
  *
  * <p>Thread-safe; never blocks.
@@ -51,7 +51,7 @@ final class BinarySemaphoreWaiter extends AnchoredWaiter {
         return new SyncNotSupportedException(BackendKind.VULKAN, "binary VkSemaphore " + hex(semaphore) + " on "
                 + state + " cannot be waited on or probed from the CPU (a host wait would have to consume its "
                 + "signal through a queue submit); have the producer signal a VkFence in the same vkQueueSubmit "
-                + "and mint the point with VulkanDevice.binaryPoint(semaphore, fence, ownership), or use a "
+                + "and mint the point with VulkanDevice.adoptBinarySemaphore(semaphore, fence) or borrowBinarySemaphore(semaphore, fence), or use a "
                 + "timeline semaphore");
     }
 

@@ -11,6 +11,7 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
+import io.gpusync.vulkan.VulkanProducers.VulkanContext;
 
 import static io.gpusync.vulkan.VkResults.hex;
 
@@ -48,9 +49,9 @@ final class DeviceState {
         this.waitSet = new DeviceWaitSet(this);
         Release release = new Release(address, waitSet, afterRelease);
         // a device gpusync created is destroyed after vkDeviceWaitIdle: never on the thread that drops the hold
-        this.anchor = afterRelease == null ? NativeAnchor.owned(description, release)
-                : NativeAnchor.ownedBlocking(description, release);
-        this.views = NativeAnchor.owned("views of " + description, new Retire(address, this));
+        this.anchor = afterRelease == null ? NativeAnchor.adopt(description, release)
+                : NativeAnchor.adoptBlocking(description, release);
+        this.views = NativeAnchor.adopt("views of " + description, new Retire(address, this));
     }
 
     /** A view's claims on a device state: the device itself, and its place among the open views. */

@@ -15,7 +15,7 @@ record HandleRelease(DeviceFunctions fns, long semaphore, long fence, Object tok
     static NativeAnchor anchor(DeviceState state, String what, long semaphore, long fence) {
         Object token = new Object();
         NativeAnchor.Claim hold = state.anchor.claim(token);
-        return NativeAnchor.owned(what, new HandleRelease(state.fns, semaphore, fence, token, hold));
+        return NativeAnchor.adopt(what, new HandleRelease(state.fns, semaphore, fence, token, hold));
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.gpusync.vulkan;
 import io.gpusync.BackendKind;
 import io.gpusync.SyncInvalidArgumentException;
 import io.gpusync.SyncPoint;
+import io.gpusync.SyncWaiter;
 import io.gpusync.VulkanSemaphoreKind;
 import io.gpusync.internal.NativeLibraries;
 import io.gpusync.spi.NativeAnchor;
@@ -11,6 +12,7 @@ import io.gpusync.spi.WaitSet;
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.Reference;
 import java.util.Objects;
+import io.gpusync.vulkan.VulkanProducers.VulkanContext;
 
 import static io.gpusync.vulkan.VkResults.hex;
 
@@ -34,7 +36,7 @@ import static io.gpusync.vulkan.VkResults.hex;
  *
  * <p><b>Lifetime.</b> {@link #close()} drops this view's hold (idempotent). gpusync keeps per-device state
  * (the wait set's private wake-up semaphore) until every view and every waiter minted from the device is
- * closed or unreachable and no wait is in progress; owned semaphores and fences are destroyed before that.
+ * closed or unreachable and no wait is in progress; adopted semaphores and fences are destroyed before that.
  * The caller destroys a wrapped {@code VkDevice} only after all of that — destroying it earlier is
  * undefined behaviour in Vulkan, which gpusync cannot detect. Minting from a closed view throws
  * {@link IllegalStateException}.
@@ -87,19 +89,31 @@ public final class VulkanDevice implements AutoCloseable {
     }
 
     /**
-     * A point on the timeline semaphore {@code semaphore} at {@code value} (unsigned). Its waiter blocks in
-     * {@code vkWaitSemaphores}, probes with {@code vkGetSemaphoreCounterValue}, rebinds to other values
-     * ({@link SyncPoint#withValue}) on the same semaphore, and is a member of {@link #waitSet()}.
+     * A point on the caller's timeline semaphore {@code semaphore} at {@code value} (unsigned), which gpusync
+     * adopts: it destroys the semaphore when the last waiter on it is closed (or unreachable) and no wait on it
+     * is in progress. Adopt a handle at most once; mint further points with {@link SyncPoint#withValue}. Its
+     * waiter blocks in {@code vkWaitSemaphores}, probes with {@code vkGetSemaphoreCounterValue}, rebinds to
+     * other values on the same semaphore, and is a member of {@link #waitSet()}.
      *
-     * @param ownership {@link Ownership#OWNED}: gpusync destroys the semaphore when the last waiter on it is
-     *                  closed; {@link Ownership#BORROWED}: the caller does
      * @throws SyncInvalidArgumentException if {@code semaphore} is {@code VK_NULL_HANDLE}
      * @throws IllegalStateException        if this view is closed
      */
-    public SyncPoint.Vulkan timelinePoint(long semaphore, long value, Ownership ownership) {
+    public SyncPoint.Vulkan adoptTimelineSemaphore(long semaphore, long value) {
+        return timelinePoint(semaphore, value, true);
+    }
+
+    /**
+     * {@link #adoptTimelineSemaphore} for a semaphore the caller keeps: it destroys the semaphore after closing
+     * every waiter on it and after every wait on it has returned; gpusync never does.
+     */
+    public SyncPoint.Vulkan borrowTimelineSemaphore(long semaphore, long value) {
+        return timelinePoint(semaphore, value, false);
+    }
+
+    private SyncPoint.Vulkan timelinePoint(long semaphore, long value, boolean adopt) {
         requireHandle(semaphore, "timeline VkSemaphore");
         return mint(() -> {
-            NativeAnchor anchor = anchor(ownership, "timeline VkSemaphore " + hex(semaphore), semaphore, 0);
+            NativeAnchor anchor = anchor(adopt, "timeline VkSemaphore " + hex(semaphore), semaphore, 0);
             return new SyncPoint.Vulkan(semaphore, VulkanSemaphoreKind.TIMELINE, value, handle(),
                     new TimelineSemaphoreWaiter(this, semaphore, value, anchor));
         });
@@ -124,31 +138,48 @@ public final class VulkanDevice implements AutoCloseable {
     }
 
     /**
-     * A point on a binary semaphore, for consumers that stage a GPU-side wait on it. Its waiter anchors the
-     * semaphore but cannot wait from the CPU: {@code await}/{@code isSignaled} throw
-     * {@link io.gpusync.SyncNotSupportedException} (a host wait would consume the signal — see
-     * {@link #binaryPoint(long, long, Ownership)} for the CPU-waitable form).
+     * A point on a binary semaphore that gpusync adopts (destroys once the last waiter on it is closed), for
+     * consumers that stage a GPU-side wait on it. Its waiter anchors the semaphore but cannot wait from the
+     * CPU: {@code await}/{@code isSignaled} throw {@link io.gpusync.SyncNotSupportedException} (a host wait
+     * would consume the signal — see {@link #adoptBinarySemaphore(long, long)} for the CPU-waitable form).
      */
-    public SyncPoint.Vulkan binaryPoint(long semaphore, Ownership ownership) {
+    public SyncPoint.Vulkan adoptBinarySemaphore(long semaphore) {
+        return binaryPoint(semaphore, true);
+    }
+
+    /** {@link #adoptBinarySemaphore(long)} for a semaphore the caller keeps and destroys; gpusync never does. */
+    public SyncPoint.Vulkan borrowBinarySemaphore(long semaphore) {
+        return binaryPoint(semaphore, false);
+    }
+
+    /**
+     * A point on a binary semaphore whose producer signals {@code signalFence} in the same
+     * {@code vkQueueSubmit}: GPU consumers wait on the semaphore, CPU waiters on the fence (waiting does not
+     * consume the semaphore's signal). gpusync adopts both handles.
+     */
+    public SyncPoint.Vulkan adoptBinarySemaphore(long semaphore, long signalFence) {
+        return binaryPoint(semaphore, signalFence, true);
+    }
+
+    /** {@link #adoptBinarySemaphore(long, long)} for handles the caller keeps and destroys; gpusync never does. */
+    public SyncPoint.Vulkan borrowBinarySemaphore(long semaphore, long signalFence) {
+        return binaryPoint(semaphore, signalFence, false);
+    }
+
+    private SyncPoint.Vulkan binaryPoint(long semaphore, boolean adopt) {
         requireHandle(semaphore, "binary VkSemaphore");
         return mint(() -> {
-            NativeAnchor anchor = anchor(ownership, "binary VkSemaphore " + hex(semaphore), semaphore, 0);
+            NativeAnchor anchor = anchor(adopt, "binary VkSemaphore " + hex(semaphore), semaphore, 0);
             return new SyncPoint.Vulkan(semaphore, VulkanSemaphoreKind.BINARY, 0, handle(),
                     new BinarySemaphoreWaiter(this, semaphore, anchor));
         });
     }
 
-    /**
-     * A point on a binary semaphore whose producer signals {@code signalFence} in the same
-     * {@code vkQueueSubmit}: GPU consumers wait on the semaphore, CPU waiters on the fence (a
-     * {@link VulkanFenceWaiter}; waiting does not consume the semaphore's signal). {@code ownership} applies
-     * to both handles.
-     */
-    public SyncPoint.Vulkan binaryPoint(long semaphore, long signalFence, Ownership ownership) {
+    private SyncPoint.Vulkan binaryPoint(long semaphore, long signalFence, boolean adopt) {
         requireHandle(semaphore, "binary VkSemaphore");
         requireHandle(signalFence, "VkFence");
         return mint(() -> {
-            NativeAnchor anchor = anchor(ownership, "binary VkSemaphore " + hex(semaphore) + " + VkFence "
+            NativeAnchor anchor = anchor(adopt, "binary VkSemaphore " + hex(semaphore) + " + VkFence "
                     + hex(signalFence), semaphore, signalFence);
             return new SyncPoint.Vulkan(semaphore, VulkanSemaphoreKind.BINARY, 0, handle(),
                     new VulkanFenceWaiter(this, signalFence, anchor));
@@ -156,17 +187,27 @@ public final class VulkanDevice implements AutoCloseable {
     }
 
     /**
-     * A waiter on {@code fence}. (A fence is not a {@link SyncPoint}: no GPU can wait on one.)
+     * A waiter on the caller's {@code fence}, which gpusync adopts (destroys once the waiter is closed and no
+     * wait on it is in progress). A fence is not a {@link SyncPoint}: no GPU can wait on one.
      *
      * @throws SyncInvalidArgumentException if {@code fence} is {@code VK_NULL_HANDLE}
      */
-    public VulkanFenceWaiter fenceWaiter(long fence, Ownership ownership) {
+    public SyncWaiter adoptFence(long fence) {
+        return fenceWaiter(fence, true);
+    }
+
+    /** {@link #adoptFence} for a fence the caller keeps and destroys; gpusync never does. */
+    public SyncWaiter borrowFence(long fence) {
+        return fenceWaiter(fence, false);
+    }
+
+    private SyncWaiter fenceWaiter(long fence, boolean adopt) {
         requireHandle(fence, "VkFence");
-        return mint(() -> new VulkanFenceWaiter(this, fence, anchor(ownership, "VkFence " + hex(fence), 0, fence)));
+        return mint(() -> new VulkanFenceWaiter(this, fence, anchor(adopt, "VkFence " + hex(fence), 0, fence)));
     }
 
     /** Creates a fence that gpusync owns (signalled or not) and returns its waiter. */
-    public VulkanFenceWaiter createFence(boolean signalled) {
+    public SyncWaiter createFence(boolean signalled) {
         return mint(() -> {
             long fence = state.fns.createFence(signalled);
             return new VulkanFenceWaiter(this, fence, HandleRelease.anchor(state, "VkFence " + hex(fence), 0, fence));
@@ -229,11 +270,8 @@ public final class VulkanDevice implements AutoCloseable {
         claims.close();
     }
 
-    private NativeAnchor anchor(Ownership ownership, String what, long semaphore, long fence) {
-        return switch (Objects.requireNonNull(ownership, "ownership")) {
-            case OWNED -> HandleRelease.anchor(state, what, semaphore, fence);
-            case BORROWED -> NativeAnchor.borrowed(what);
-        };
+    private NativeAnchor anchor(boolean adopt, String what, long semaphore, long fence) {
+        return adopt ? HandleRelease.anchor(state, what, semaphore, fence) : NativeAnchor.borrow(what);
     }
 
     /** Runs {@code action} with the device held (this view must be open). */

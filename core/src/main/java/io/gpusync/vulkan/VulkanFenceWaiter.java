@@ -12,7 +12,7 @@ import static io.gpusync.vulkan.VkResults.hex;
 
 /**
  * The waiter of a {@code VkFence} — also the CPU side of a binary-semaphore point whose producer signals a
- * fence in the same submission ({@link VulkanDevice#binaryPoint(long, long, Ownership)}).
+ * fence in the same submission ({@link VulkanDevice#adoptBinarySemaphore(long, long)}).
  *
  * <p><b>Blocking.</b> {@link #await} parks in {@code vkWaitForFences} in slices of at most 50 ms through
  * {@link io.gpusync.spi.WaitLoop} (an early {@code VK_TIMEOUT} is waited on again for the rest, so a timeout is never
@@ -24,11 +24,11 @@ import static io.gpusync.vulkan.VkResults.hex;
  * waits on a fence). <b>Cancellation:</b> an interrupt ends a wait within one slice with
  * {@link io.gpusync.SyncCancelledException}, the interrupt flag kept set.
  *
- * <p><b>Lifetime.</b> As every {@link io.gpusync.SyncWaiter}: an {@linkplain Ownership#OWNED owned} fence
+ * <p><b>Lifetime.</b> As every {@link io.gpusync.SyncWaiter}: an adopted fence
  * (and companion semaphore) is destroyed once this waiter is closed (or unreachable) and no wait on it is
  * in progress; a borrowed one is never destroyed by gpusync.
  */
-public final class VulkanFenceWaiter extends AnchoredWaiter implements BlockingWaiter {
+final class VulkanFenceWaiter extends AnchoredWaiter implements BlockingWaiter {
     private final long fence;
 
     VulkanFenceWaiter(VulkanDevice view, long fence, NativeAnchor anchor) {

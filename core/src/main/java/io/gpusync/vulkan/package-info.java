@@ -2,7 +2,7 @@
  * The Vulkan backend: {@link io.gpusync.SyncPoint.Vulkan} points on timeline semaphores (blocking waits in
  * {@code vkWaitSemaphores}, counter probes, one wait-any {@link io.gpusync.spi.WaitSet} per device), binary
  * semaphores (GPU-side waits; CPU waits through a companion fence) and fence waiters, minted from raw
- * handles by {@link io.gpusync.vulkan.VulkanDevice}; plus {@link io.gpusync.vulkan.VulkanContext}, an owned
+ * handles by {@link io.gpusync.vulkan.VulkanDevice}; plus {@link io.gpusync.vulkan.VulkanProducers.VulkanContext}, an owned
  * instance/device/queue that acts as a producer for demos, benchmarks and tests.
  *
  * <p>All entry points go through the jextract bindings, after {@code NativeLibraries.require}: a machine

@@ -37,7 +37,7 @@ import java.util.function.BooleanSupplier;
  * the caller keeps it alive while the point is used. {@link #rebindToValue} gives a waiter for another index
  * on the same device, carrying nothing of this index over.
  */
-public final class WgpuSubmissionWaiter implements SyncWaiter {
+final class WgpuSubmissionWaiter implements SyncWaiter {
     private final MemorySegment device;
     private final long index;
     private final BooleanSupplier deviceLost;

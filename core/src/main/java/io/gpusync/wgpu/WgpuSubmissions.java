@@ -10,7 +10,7 @@ import java.util.function.BooleanSupplier;
 
 /**
  * {@link SyncPoint.Wgpu} points over a {@code WGPUDevice} and a submission index (from
- * {@code wgpuQueueSubmitForIndex}); their waiter is a {@link WgpuSubmissionWaiter} over wgpu-native's
+ * {@code wgpuQueueSubmitForIndex}); their waiter is a {@code WgpuSubmissionWaiter} over wgpu-native's
  * {@code wgpuDevicePoll}. The library is loaded on first use (see {@code WgpuNative}): absent, every factory
  * throws {@link io.gpusync.SyncNotSupportedException} naming it. {@code null} → NPE; a NULL or heap device →
  * {@link SyncInvalidArgumentException}. The device is borrowed. Thread-safe.

@@ -126,7 +126,7 @@ class CudaReleasePathsGpuTest {
         try {
             SyncPoint.CudaEvent event = CudaEvents.record(gated, ctx);
             int before = HostFunctions.pending();
-            for (int i = 0; i < 300; i++) { // the seed's waiter thread: short native waits, over and over
+            for (int i = 0; i < 300; i++) { // gpu-handle-types' waiter thread: short native waits, over and over
                 try {
                     event.await(Duration.ofMillis(1));
                 } catch (io.gpusync.SyncTimeoutException expected) {

@@ -17,6 +17,7 @@ import java.lang.invoke.MethodHandle;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
+import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
 
 /** Raw CUDA driver helpers for the gpu tests (contexts, streams, mapped memory, the test kernels). */
 final class CudaTestSupport {

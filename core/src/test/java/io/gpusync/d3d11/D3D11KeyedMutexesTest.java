@@ -22,7 +22,7 @@ class D3D11KeyedMutexesTest {
     void offWindowsEveryFactoryRefusesNamingWindowsAndThisPlatform() {
         assumeFalse(Platform.isWindows(), "this specification is for platforms without DXGI");
         for (var factory : new java.util.function.Supplier<?>[]{
-                () -> D3D11KeyedMutexes.owned(SOME_ADDRESS, 1), () -> D3D11KeyedMutexes.borrowed(SOME_ADDRESS, 1)}) {
+                () -> D3D11KeyedMutexes.adopt(SOME_ADDRESS, 1), () -> D3D11KeyedMutexes.borrow(SOME_ADDRESS, 1)}) {
             assertThatThrownBy(factory::get)
                     .isInstanceOfSatisfying(SyncNotSupportedException.class, e -> {
                         assertThat(e.backend()).contains(BackendKind.D3D11);
@@ -34,10 +34,10 @@ class D3D11KeyedMutexesTest {
 
     @Test
     void badHandlesAreRejectedTheSameEverywhereBeforeThePlatformCheck() {
-        assertThatThrownBy(() -> D3D11KeyedMutexes.borrowed(null, 0)).isInstanceOf(NullPointerException.class);
-        assertThatThrownBy(() -> D3D11KeyedMutexes.owned(MemorySegment.NULL, 0))
+        assertThatThrownBy(() -> D3D11KeyedMutexes.borrow(null, 0)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> D3D11KeyedMutexes.adopt(MemorySegment.NULL, 0))
                 .isInstanceOf(SyncInvalidArgumentException.class).hasMessageContaining("NULL");
-        assertThatThrownBy(() -> D3D11KeyedMutexes.borrowed(MemorySegment.ofArray(new byte[8]), 0))
+        assertThatThrownBy(() -> D3D11KeyedMutexes.borrow(MemorySegment.ofArray(new byte[8]), 0))
                 .isInstanceOf(SyncInvalidArgumentException.class);
     }
 

@@ -7,6 +7,7 @@ import io.gpusync.bindings.egl.PFNEGLSIGNALSYNCKHRPROC;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
+import io.gpusync.gl.GlProducers.EglProducer;
 
 /**
  * The backend contract on Mesa's surfaceless EGL (llvmpipe): host-signalled reusable EGL syncs, owned by

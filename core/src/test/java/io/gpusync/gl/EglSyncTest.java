@@ -21,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import io.gpusync.gl.GlProducers.EglProducer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -139,7 +140,7 @@ class EglSyncTest {
         EglReusableSync sync = producer.reusableSync();
         SyncPoint point = sync.point();
         NativeAnchor anchor = ((EglSyncWaiter) point.waiter()).anchor();
-        assertThat(anchor.isOwned()).isTrue();
+        assertThat(anchor.isAdopted()).isTrue();
         CompletableFuture<Void> waiting = onNewThread(() -> point.await(Duration.ofMillis(400)));
         letItBlock(waiting);
 
@@ -180,7 +181,7 @@ class EglSyncTest {
             sync.signal();
             borrowed.await(Duration.ofSeconds(1));
             NativeAnchor anchor = ((EglSyncWaiter) borrowed.waiter()).anchor();
-            assertThat(anchor.isOwned()).isFalse();
+            assertThat(anchor.isAdopted()).isFalse();
             borrowed.waiter().close();
             assertThat(anchor.isReleased()).as("given up").isTrue();
             assertThat(EglSyncWaiter.syncType(producer.display(), sync.handle())).as("still a live sync")

@@ -8,12 +8,13 @@ import io.gpusync.SyncPoint;
 import io.gpusync.SyncTimeoutException;
 import io.gpusync.VulkanSemaphoreKind;
 import io.gpusync.SyncNotSupportedException;
-import io.gpusync.vulkan.ExportingVulkanDevice;
+import io.gpusync.vulkan.VulkanProducers.ExportingVulkanDevice;
 
 import java.time.Duration;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import io.gpusync.gl.GlProducers.EglProducer;
 
 /**
  * OpenGL semaphores on a driver that imports Vulkan's opaque fds (NVIDIA's EGL on the H200): a Vulkan semaphore is

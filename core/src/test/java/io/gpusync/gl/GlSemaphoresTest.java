@@ -6,6 +6,7 @@ import io.gpusync.SyncNotSupportedException;
 import io.gpusync.VulkanSemaphoreKind;
 import io.gpusync.linux.EventFd;
 import org.junit.jupiter.api.Test;
+import io.gpusync.gl.GlProducers.EglProducer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

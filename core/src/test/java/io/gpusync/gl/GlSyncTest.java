@@ -23,6 +23,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import io.gpusync.gl.GlProducers.EglProducer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -157,7 +158,7 @@ class GlSyncTest {
     void closingDuringAWaitDefersGlDeleteSyncUntilTheWaitReturnsAndDeletesExactlyOnce() throws Exception {
         SyncPoint.OpenGLSync point = heavy.fence(HEAVY_CLEARS);
         NativeAnchor anchor = ((GlSyncWaiter) point.waiter()).anchor();
-        assertThat(anchor.isOwned()).isTrue();
+        assertThat(anchor.isAdopted()).isTrue();
         CountDownLatch started = new CountDownLatch(1);
         CompletableFuture<Void> waiting = CompletableFuture.runAsync(() -> {
             started.countDown();

@@ -22,7 +22,7 @@ class MetalSharedEventsTest {
     void offMacOsEveryFactoryRefusesNamingMacOsAndThisPlatform() {
         assumeFalse(Platform.isMacOs(), "this specification is for platforms without Metal");
         for (var factory : new java.util.function.Supplier<?>[]{
-                () -> MetalSharedEvents.owned(SOME_ADDRESS, 1), () -> MetalSharedEvents.borrowed(SOME_ADDRESS, 1)}) {
+                () -> MetalSharedEvents.adopt(SOME_ADDRESS, 1), () -> MetalSharedEvents.borrow(SOME_ADDRESS, 1)}) {
             assertThatThrownBy(factory::get)
                     .isInstanceOfSatisfying(SyncNotSupportedException.class, e -> {
                         assertThat(e.backend()).contains(BackendKind.METAL);
@@ -34,8 +34,8 @@ class MetalSharedEventsTest {
 
     @Test
     void badHandlesAreRejectedTheSameEverywhereBeforeThePlatformCheck() {
-        assertThatThrownBy(() -> MetalSharedEvents.borrowed(null, 0)).isInstanceOf(NullPointerException.class);
-        assertThatThrownBy(() -> MetalSharedEvents.owned(MemorySegment.NULL, 0))
+        assertThatThrownBy(() -> MetalSharedEvents.borrow(null, 0)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> MetalSharedEvents.adopt(MemorySegment.NULL, 0))
                 .isInstanceOf(SyncInvalidArgumentException.class).hasMessageContaining("NULL");
     }
 
@@ -43,7 +43,7 @@ class MetalSharedEventsTest {
     void subMillisecondTimeoutsRoundUpToOneMillisecondNeverToZero() {
         assertThat(SharedEventTimeouts.timeoutMs(Duration.ZERO)).isZero();
         assertThat(SharedEventTimeouts.timeoutMs(Duration.ofNanos(1))).isEqualTo(1);
-        assertThat(SharedEventTimeouts.timeoutMs(Duration.ofNanos(100_000))).isEqualTo(1); // the seed's 100 µs
+        assertThat(SharedEventTimeouts.timeoutMs(Duration.ofNanos(100_000))).isEqualTo(1); // gpu-handle-types' 100 µs
         assertThat(SharedEventTimeouts.timeoutMs(Duration.ofNanos(999_999))).isEqualTo(1);
         assertThat(SharedEventTimeouts.timeoutMs(Duration.ofNanos(1_000_001))).isEqualTo(2);
         assertThat(SharedEventTimeouts.timeoutMs(50_000_000L)).isEqualTo(50); // a WaitLoop slice

@@ -31,6 +31,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
+import io.gpusync.opencl.OpenClProducers.OpenClContext;
+import io.gpusync.opencl.OpenClProducers.OpenClUserEvent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -411,14 +413,14 @@ class OpenClEventWaiterTest {
 
         @Test
         void invalidHandlesAreRefusedWithAClearExceptionBeforeReachingTheDriver() {
-            assertThatThrownBy(() -> OpenClEvents.owned(MemorySegment.NULL)).isInstanceOf(SyncInvalidArgumentException.class)
+            assertThatThrownBy(() -> OpenClEvents.adopt(MemorySegment.NULL)).isInstanceOf(SyncInvalidArgumentException.class)
                     .hasMessageContaining("NULL");
-            assertThatThrownBy(() -> OpenClEvents.borrowed(MemorySegment.NULL)).isInstanceOf(SyncInvalidArgumentException.class);
-            assertThatThrownBy(() -> OpenClEvents.owned(0L)).isInstanceOf(SyncInvalidArgumentException.class);
-            assertThatThrownBy(() -> OpenClEvents.borrowed(0L)).isInstanceOf(SyncInvalidArgumentException.class);
-            assertThatThrownBy(() -> OpenClEvents.owned(MemorySegment.ofArray(new byte[8])))
+            assertThatThrownBy(() -> OpenClEvents.borrow(MemorySegment.NULL)).isInstanceOf(SyncInvalidArgumentException.class);
+            assertThatThrownBy(() -> OpenClEvents.adopt(0L)).isInstanceOf(SyncInvalidArgumentException.class);
+            assertThatThrownBy(() -> OpenClEvents.borrow(0L)).isInstanceOf(SyncInvalidArgumentException.class);
+            assertThatThrownBy(() -> OpenClEvents.adopt(MemorySegment.ofArray(new byte[8])))
                     .isInstanceOf(SyncInvalidArgumentException.class).hasMessageContaining("heap");
-            assertThatThrownBy(() -> OpenClEvents.owned((MemorySegment) null)).isInstanceOf(NullPointerException.class);
+            assertThatThrownBy(() -> OpenClEvents.adopt((MemorySegment) null)).isInstanceOf(NullPointerException.class);
             assertThatThrownBy(() -> OpenClUserEvent.create(0L)).isInstanceOf(SyncInvalidArgumentException.class);
             assertThatThrownBy(() -> cl.enqueueSpin(-1)).isInstanceOf(SyncInvalidArgumentException.class);
         }
@@ -431,9 +433,9 @@ class OpenClEventWaiterTest {
             OpenClUserEvent u = userEvent();
             MemorySegment ev = u.event();
             int base = refs(ev);
-            SyncPoint p = OpenClEvents.borrowed(ev);
+            SyncPoint p = OpenClEvents.borrow(ev);
             assertThat(refs(ev)).isEqualTo(base + 1);
-            SyncPoint q = OpenClEvents.borrowed(ev.address());
+            SyncPoint q = OpenClEvents.borrow(ev.address());
             assertThat(refs(ev)).isEqualTo(base + 2);
             p.waiter().close();
             p.waiter().close();
@@ -453,7 +455,7 @@ class OpenClEventWaiterTest {
             MemorySegment ev = u.event();
             int base = refs(ev);
             Cl.retainEvent(ev, "test"); // the reference the caller hands over
-            SyncPoint p = OpenClEvents.owned(ev.address());
+            SyncPoint p = OpenClEvents.adopt(ev.address());
             assertThat(refs(ev)).isEqualTo(base + 1);
             p.waiter().close();
             assertThat(refs(ev)).isEqualTo(base);
@@ -473,7 +475,7 @@ class OpenClEventWaiterTest {
             OpenClUserEvent u = userEvent();
             MemorySegment ev = u.event();
             int base = refs(ev);
-            SyncPoint p = OpenClEvents.borrowed(ev);
+            SyncPoint p = OpenClEvents.borrow(ev);
             int before = ClCallbacks.pending();
             CompletableFuture<Void> waiting = CompletableFuture.runAsync(() -> p.await(timeout));
             if (timeout == LONG) {
@@ -497,7 +499,7 @@ class OpenClEventWaiterTest {
             OpenClUserEvent u = userEvent();
             MemorySegment ev = u.event();
             int base = refs(ev);
-            SyncPoint p = OpenClEvents.borrowed(ev);
+            SyncPoint p = OpenClEvents.borrow(ev);
             Recorder r = new Recorder();
             ((SignalCallbackWaiter) p.waiter()).onSignal(r);
             p.waiter().close();
@@ -513,7 +515,7 @@ class OpenClEventWaiterTest {
             OpenClUserEvent u = userEvent();
             MemorySegment ev = u.event();
             int base = refs(ev);
-            SyncPoint p = OpenClEvents.borrowed(ev);
+            SyncPoint p = OpenClEvents.borrow(ev);
             CallbackRegistration reg = ((SignalCallbackWaiter) p.waiter()).onSignal(new Recorder());
             p.waiter().close();
             assertThat(refs(ev)).isEqualTo(base + 1);
@@ -539,7 +541,7 @@ class OpenClEventWaiterTest {
         }
 
         private static void forget(MemorySegment ev) {
-            assertThat(OpenClEvents.borrowed(ev).isSignaled()).isFalse();
+            assertThat(OpenClEvents.borrow(ev).isSignaled()).isFalse();
         }
 
         @Test

@@ -17,7 +17,7 @@ class NativeAnchorTest {
     @Test
     void releaseRunsOnceWhenEveryClaimIsClosed() {
         AtomicInteger releases = new AtomicInteger();
-        NativeAnchor anchor = NativeAnchor.owned("prim", releases::incrementAndGet);
+        NativeAnchor anchor = NativeAnchor.adopt("prim", releases::incrementAndGet);
         Object a = new Object();
         Object b = new Object();
         NativeAnchor.Claim first = anchor.claim(a);
@@ -34,7 +34,7 @@ class NativeAnchorTest {
     @Test
     void aCloseDuringAWaitDefersTheReleaseUntilTheWaitReturns() {
         AtomicInteger releases = new AtomicInteger();
-        NativeAnchor.Claim claim = NativeAnchor.owned("prim", releases::incrementAndGet).claim(new Object());
+        NativeAnchor.Claim claim = NativeAnchor.adopt("prim", releases::incrementAndGet).claim(new Object());
         claim.enter();
         claim.close();
         assertThat(releases).hasValue(0);
@@ -45,16 +45,16 @@ class NativeAnchorTest {
 
     @Test
     void aBorrowedPrimitiveIsNeverReleasedByUs() {
-        NativeAnchor anchor = NativeAnchor.borrowed("caller's semaphore");
+        NativeAnchor anchor = NativeAnchor.borrow("caller's semaphore");
         anchor.claim(new Object()).close();
-        assertThat(anchor.isOwned()).isFalse();
+        assertThat(anchor.isAdopted()).isFalse();
         assertThat(anchor.isReleased()).isTrue(); // given up, nothing was destroyed
     }
 
     @Test
     void aReleaseThatMayBlockRunsOnTheHousekeepingThreadNeverOnTheDroppingThread() throws Exception {
         CompletableFuture<Thread> ranOn = new CompletableFuture<>();
-        NativeAnchor.Claim claim = NativeAnchor.ownedBlocking("device",
+        NativeAnchor.Claim claim = NativeAnchor.adoptBlocking("device",
                 () -> ranOn.complete(Thread.currentThread())).claim(new Object());
         claim.close();
         Thread releaser = ranOn.get(5, TimeUnit.SECONDS);
@@ -65,7 +65,7 @@ class NativeAnchorTest {
     @Test
     void aReleaseDroppedInsideADriverUpcallMovesToTheHousekeepingThread() throws Exception {
         CompletableFuture<Thread> ranOn = new CompletableFuture<>();
-        NativeAnchor.Claim claim = NativeAnchor.owned("event", () -> ranOn.complete(Thread.currentThread()))
+        NativeAnchor.Claim claim = NativeAnchor.adopt("event", () -> ranOn.complete(Thread.currentThread()))
                 .claim(new Object());
         UpcallRegistry<NativeAnchor.Claim> registry = new UpcallRegistry<>("test");
         long key = registry.register(claim);
@@ -76,14 +76,14 @@ class NativeAnchorTest {
     @Test
     void aQuickReleaseRunsInlineOnTheThreadThatDropsTheLastHold() {
         AtomicReference<Thread> ranOn = new AtomicReference<>();
-        NativeAnchor.owned("semaphore", () -> ranOn.set(Thread.currentThread())).claim(new Object()).close();
+        NativeAnchor.adopt("semaphore", () -> ranOn.set(Thread.currentThread())).claim(new Object()).close();
         assertThat(ranOn.get()).isSameAs(Thread.currentThread());
     }
 
     @Test
     void callHoldsThePrimitiveForTheActionAndRefusesOnceClosed() {
         AtomicInteger releases = new AtomicInteger();
-        NativeAnchor.Claim claim = NativeAnchor.owned("prim", releases::incrementAndGet).claim(new Object());
+        NativeAnchor.Claim claim = NativeAnchor.adopt("prim", releases::incrementAndGet).claim(new Object());
         int seen = claim.call(() -> {
             claim.close(); // a close during the action defers the release
             return releases.get();

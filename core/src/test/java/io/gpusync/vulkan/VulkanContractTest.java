@@ -51,7 +51,7 @@ class VulkanContractTest extends OnLavapipe {
     class Fence extends SyncWaiterContract {
         @Override
         protected Subject newSubject() {
-            VulkanFenceWaiter fence = device.createFence(false);
+            VulkanFenceWaiter fence = (VulkanFenceWaiter) device.createFence(false);
             return new OnceSubject() {
                 @Override
                 public SyncWaiter waiter() {
@@ -77,7 +77,7 @@ class VulkanContractTest extends OnLavapipe {
         protected Subject newSubject() {
             long semaphore = device.state.fns.createSemaphore(false, 0);
             long fence = device.state.fns.createFence(false);
-            SyncPoint.Vulkan point = device.binaryPoint(semaphore, fence, Ownership.OWNED);
+            SyncPoint.Vulkan point = device.adoptBinarySemaphore(semaphore, fence);
             return new OnceSubject() {
                 @Override
                 public SyncWaiter waiter() {

@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class VulkanFenceAndBinaryTest extends OnLavapipe {
     @Test
     void aQueueSignalledFenceCompletesAThreadBlockedInAwait() throws Exception {
-        try (VulkanFenceWaiter fence = device.createFence(false)) {
+        try (VulkanFenceWaiter fence = (VulkanFenceWaiter) device.createFence(false)) {
             assertThat(fence).isInstanceOf(BlockingWaiter.class).isNotInstanceOf(WaitSetMember.class);
             CompletableFuture<Void> waiting = onPlatformThread(() -> fence.await(SyncPoint.FOREVER));
             settle();
@@ -35,8 +35,8 @@ class VulkanFenceAndBinaryTest extends OnLavapipe {
 
     @Test
     void aFenceProbeReadsNotReadyAsFalse() {
-        try (VulkanFenceWaiter unsignalled = device.createFence(false);
-             VulkanFenceWaiter signalled = device.createFence(true)) {
+        try (VulkanFenceWaiter unsignalled = (VulkanFenceWaiter) device.createFence(false);
+             VulkanFenceWaiter signalled = (VulkanFenceWaiter) device.createFence(true)) {
             assertThat(unsignalled.isSignaled()).isFalse();
             assertThat(signalled.isSignaled()).isTrue();
             signalled.await(Duration.ZERO);
@@ -46,7 +46,7 @@ class VulkanFenceAndBinaryTest extends OnLavapipe {
 
     @Test
     void aFenceWaitTimesOutNoEarlierThanItsTimeoutAndNamesTheFence() {
-        try (VulkanFenceWaiter fence = device.createFence(false)) {
+        try (VulkanFenceWaiter fence = (VulkanFenceWaiter) device.createFence(false)) {
             Duration timeout = Duration.ofMillis(80);
             long t0 = System.nanoTime();
             assertThatThrownBy(() -> fence.await(timeout)).isInstanceOf(SyncTimeoutException.class)
@@ -61,14 +61,14 @@ class VulkanFenceAndBinaryTest extends OnLavapipe {
     void aBorrowedFenceIsNeverDestroyedAndAnOwnedOneExactlyOnce() {
         long raw = device.state.fns.createFence(true);
         long destroyed = device.state.fns.fencesDestroyed.get();
-        VulkanFenceWaiter borrowed = device.fenceWaiter(raw, Ownership.BORROWED);
+        VulkanFenceWaiter borrowed = (VulkanFenceWaiter) device.borrowFence(raw);
         assertThat(borrowed.isSignaled()).isTrue();
         borrowed.close();
         borrowed.close();
         assertThat(device.state.fns.fencesDestroyed.get()).isEqualTo(destroyed);
         assertThat(device.state.fns.fenceStatus(raw)).isEqualTo(VkResults.SUCCESS); // still alive: ours to destroy
 
-        VulkanFenceWaiter adopted = device.fenceWaiter(raw, Ownership.OWNED);
+        VulkanFenceWaiter adopted = (VulkanFenceWaiter) device.adoptFence(raw);
         adopted.close();
         adopted.close();
         assertThat(device.state.fns.fencesDestroyed.get()).isEqualTo(destroyed + 1);
@@ -81,7 +81,7 @@ class VulkanFenceAndBinaryTest extends OnLavapipe {
         long fence = device.state.fns.createFence(false);
         long semsBefore = device.state.fns.semaphoresDestroyed.get();
         long fencesBefore = device.state.fns.fencesDestroyed.get();
-        SyncPoint.Vulkan p = device.binaryPoint(semaphore, fence, Ownership.OWNED);
+        SyncPoint.Vulkan p = device.adoptBinarySemaphore(semaphore, fence);
         assertThat(p.kind()).isEqualTo(VulkanSemaphoreKind.BINARY);
         assertThat(p.semaphore()).isEqualTo(semaphore);
         assertThat(p.waiter()).isInstanceOf(VulkanFenceWaiter.class);
@@ -101,12 +101,12 @@ class VulkanFenceAndBinaryTest extends OnLavapipe {
     @Test
     void aBinaryPointWithoutAFenceRefusesCpuWaitsWithAnExplanationAndNeverProbesTheCounter() {
         long semaphore = device.state.fns.createSemaphore(false, 0);
-        SyncPoint.Vulkan p = device.binaryPoint(semaphore, Ownership.OWNED);
+        SyncPoint.Vulkan p = device.adoptBinarySemaphore(semaphore);
         try {
             assertThat(p.waiter()).isNotInstanceOf(BlockingWaiter.class).isNotInstanceOf(WaitSetMember.class);
             assertThatThrownBy(() -> p.await(Duration.ofSeconds(1))).isInstanceOf(SyncNotSupportedException.class)
                     .hasMessageContaining("binary VkSemaphore 0x" + Long.toHexString(semaphore))
-                    .hasMessageContaining("binaryPoint(semaphore, fence, ownership)");
+                    .hasMessageContaining("adoptBinarySemaphore(semaphore, fence)");
             assertThatThrownBy(p::isSignaled).isInstanceOf(SyncNotSupportedException.class);
             assertThat(p.waiter().rebindToValue(1)).isEmpty();
         } finally {

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import io.gpusync.vulkan.VulkanProducers.VulkanContext;
 
 import static io.gpusync.vulkan.Lavapipe.onPlatformThread;
 import static io.gpusync.vulkan.Lavapipe.settle;
@@ -49,7 +50,7 @@ class VulkanLifetimeTest extends OnLavapipe {
     void anAdoptedSemaphoreIsDestroyedExactlyOnceWhenItsLastReboundWaiterCloses() {
         long raw = device.state.fns.createSemaphore(true, 0);
         long before = destroyed();
-        SyncPoint.Vulkan p = device.timelinePoint(raw, 0, Ownership.OWNED);
+        SyncPoint.Vulkan p = device.adoptTimelineSemaphore(raw, 0);
         SyncPoint q = p.withValue(3);
         p.waiter().close();
         assertThat(destroyed()).isEqualTo(before);
@@ -65,9 +66,9 @@ class VulkanLifetimeTest extends OnLavapipe {
     void aBorrowedSemaphoreIsNeverDestroyed() {
         long raw = device.state.fns.createSemaphore(true, 0);
         long before = destroyed();
-        SyncPoint.Vulkan p = device.timelinePoint(raw, 2, Ownership.BORROWED);
+        SyncPoint.Vulkan p = device.borrowTimelineSemaphore(raw, 2);
         SyncPoint q = p.withValue(4);
-        assertThat(((TimelineSemaphoreWaiter) p.waiter()).anchor().isOwned()).isFalse();
+        assertThat(((TimelineSemaphoreWaiter) p.waiter()).anchor().isAdopted()).isFalse();
         p.waiter().close();
         q.waiter().close();
         assertThat(destroyed()).isEqualTo(before);
@@ -122,8 +123,8 @@ class VulkanLifetimeTest extends OnLavapipe {
         view.close();
         view.close();
         assertThatThrownBy(() -> view.createFence(false)).isInstanceOf(IllegalStateException.class);
-        assertThatThrownBy(() -> view.timelinePoint(1, 1, Ownership.BORROWED)).isInstanceOf(IllegalStateException.class);
-        try (VulkanFenceWaiter f = device.createFence(true)) {
+        assertThatThrownBy(() -> view.borrowTimelineSemaphore(1, 1)).isInstanceOf(IllegalStateException.class);
+        try (VulkanFenceWaiter f = (VulkanFenceWaiter) device.createFence(true)) {
             assertThat(f.isSignaled()).isTrue();
         }
     }
@@ -135,7 +136,7 @@ class VulkanLifetimeTest extends OnLavapipe {
         // (its entry points, wait set with a wake-up semaphore of the dead device, "lost" flag).
         VulkanContext own = Lavapipe.context();
         long address = own.device().handle().address();
-        VulkanFenceWaiter forgotten = own.device().createFence(false);
+        VulkanFenceWaiter forgotten = (VulkanFenceWaiter) own.device().createFence(false);
         DeviceState old = own.device().state;
         own.close(); // the last view of the address: only the forgotten waiter holds the old state now
         assertThat(DeviceState.isLive(own.device().handle())).isTrue();

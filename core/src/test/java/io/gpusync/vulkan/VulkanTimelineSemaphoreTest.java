@@ -31,7 +31,7 @@ class VulkanTimelineSemaphoreTest extends OnLavapipe {
             assertThat(p.backend()).isEqualTo(BackendKind.VULKAN);
             assertThat(p.waiter()).isInstanceOf(BlockingWaiter.class).isInstanceOf(WaitSetMember.class);
             assertThat(p.waiter().unwrap(VulkanDevice.class)).containsSame(device);
-            assertThat(((TimelineSemaphoreWaiter) p.waiter()).anchor().isOwned()).isTrue();
+            assertThat(((TimelineSemaphoreWaiter) p.waiter()).anchor().isAdopted()).isTrue();
             assertThat(p.isSignaled()).isTrue();
             assertThat(device.counterValue(p.semaphore())).isEqualTo(7);
             p.await(Duration.ZERO);
@@ -204,7 +204,7 @@ class VulkanTimelineSemaphoreTest extends OnLavapipe {
         } finally {
             a.waiter().close();
         }
-        try (VulkanFenceWaiter f = device.createFence(false)) { // the original view is still open
+        try (VulkanFenceWaiter f = (VulkanFenceWaiter) device.createFence(false)) { // the original view is still open
             assertThat(f.device()).isSameAs(device);
         }
     }

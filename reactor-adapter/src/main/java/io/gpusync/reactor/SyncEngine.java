@@ -38,7 +38,7 @@ import java.util.function.Supplier;
  * registration) — except a {@link io.gpusync.spi.BlockingWaiter} that is not a {@link CheapProbe} (an EGL/GL
  * sync binds a context to probe), whose first probe runs on the waiter pool, so that subscribing from an event
  * loop or a Reactor {@code parallel} thread never blocks it — then goes the cheapest {@link WaitPath} its
- * waiter allows (see {@link io.gpusync.spi}): spin-then-callback (cheap probes
+ * waiter allows (see {@code io.gpusync.spi}): spin-then-callback (cheap probes
  * spun on for the spin budget, then a callback), callback (no thread), epoll (an fd on a Netty 4.2 epoll event
  * loop; without Netty 4.2 and native epoll on the class path, fd waits take the blocking path instead),
  * wait set (one thread per device), blocking (a pool thread in native-wait slices), probe (shared poller

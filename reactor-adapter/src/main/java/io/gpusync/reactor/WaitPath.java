@@ -2,7 +2,7 @@ package io.gpusync.reactor;
 
 /**
  * How the engine waits on a point — chosen per waiter from the abilities it advertises through
- * {@link io.gpusync.spi}, cheapest first. Also the {@code path} tag of the engine's metrics.
+ * {@code io.gpusync.spi}, cheapest first. Also the {@code path} tag of the engine's metrics.
  *
  * <table>
  *   <caption>Where each path completes the {@code Mono} (before any {@code deliverOn} hop)</caption>

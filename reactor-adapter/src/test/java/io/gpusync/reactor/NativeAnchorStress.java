@@ -27,7 +27,7 @@ final class NativeAnchorStress {
         final AtomicInteger inside = new AtomicInteger();
         final AtomicInteger releases = new AtomicInteger();
         final AtomicInteger releasedWhileEntered = new AtomicInteger();
-        final NativeAnchor anchor = NativeAnchor.owned("stress primitive", this::release);
+        final NativeAnchor anchor = NativeAnchor.adopt("stress primitive", this::release);
 
         private void release() {
             releases.incrementAndGet();

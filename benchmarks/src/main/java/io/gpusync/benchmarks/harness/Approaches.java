@@ -19,7 +19,7 @@ public final class Approaches {
         Map<String, String> m = new LinkedHashMap<>();
         m.put("a", "Mono.fromCallable(() -> { point.await(t); return true; }).subscribeOn(boundedElastic) — "
                 + "a boundedElastic with Reactor's defaults (10 × nproc threads, 100,000 queued tasks per thread)");
-        m.put("b", "the seed's design: one waiter thread per backend serving a FIFO of waits — probe all; after a "
+        m.put("b", "gpu-handle-types' design: one waiter thread per backend serving a FIFO of waits — probe all; after a "
                 + "fruitless pass Thread.yield(), 64 times; then block in the native wait of the oldest wait for a "
                 + "10 ms slice, and repeat");
         m.put("c", "CUDA.jl's: each wait probes with 32 Thread.onSpinWait() spins then 256 Thread.yield()s (on a "

@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Alternative (b), the seed's design: "one waiter thread per backend, native wait in 10 ms slices after 64
+ * Alternative (b), gpu-handle-types' design: "one waiter thread per backend, native wait in 10 ms slices after 64
  * yields". Our reading, implemented faithfully (one instance = one backend's thread):
  * <ol>
  *   <li>new waits are queued to the thread (it notices them between steps, never while blocked);</li>

@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The cost of one probe ({@code waiter.isSignaled()}) per backend, on a pending and on a signalled point —
- * what the PROBE path and the seed's/CUDA.jl's spin phases pay per wait per pass.
+ * what the PROBE path and gpu-handle-types'/CUDA.jl's spin phases pay per wait per pass.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)

@@ -2,8 +2,8 @@ package io.gpusync.benchmarks.subjects;
 
 import io.gpusync.SyncPoint;
 import io.gpusync.SyncWaiter;
-import io.gpusync.opencl.OpenClContext;
-import io.gpusync.opencl.OpenClUserEvent;
+import io.gpusync.opencl.OpenClProducers.OpenClContext;
+import io.gpusync.opencl.OpenClProducers.OpenClUserEvent;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -6,7 +6,7 @@ import io.gpusync.SyncNotSupportedException;
 import io.gpusync.SyncPoint;
 import io.gpusync.bindings.vulkan.VkPhysicalDeviceProperties;
 import io.gpusync.bindings.vulkan.Vulkan;
-import io.gpusync.vulkan.VulkanContext;
+import io.gpusync.vulkan.VulkanProducers.VulkanContext;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

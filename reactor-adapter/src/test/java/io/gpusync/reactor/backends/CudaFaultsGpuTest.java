@@ -6,7 +6,7 @@ import io.gpusync.SyncCancelledException;
 import io.gpusync.SyncException;
 import io.gpusync.SyncPoint;
 import io.gpusync.bindings.cuda.Cuda;
-import io.gpusync.cuda.CudaWorkQueue;
+import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
 import io.gpusync.reactor.GpuSync;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;

@@ -4,14 +4,16 @@ import io.gpusync.DeviceLostException;
 import io.gpusync.SyncNotSupportedException;
 import io.gpusync.SyncPoint;
 import io.gpusync.SyncTimeoutException;
+import io.gpusync.SyncWaiter;
 import io.gpusync.reactor.GpuSync;
 import io.gpusync.reactor.SyncEngine;
 import io.gpusync.reactor.WaitPath;
+import io.gpusync.bindings.vulkan.PFN_vkCreateFence;
 import io.gpusync.bindings.vulkan.PFN_vkSignalSemaphore;
+import io.gpusync.bindings.vulkan.VkFenceCreateInfo;
 import io.gpusync.bindings.vulkan.VkSemaphoreSignalInfo;
 import io.gpusync.bindings.vulkan.Vulkan;
-import io.gpusync.vulkan.VulkanContext;
-import io.gpusync.vulkan.VulkanFenceWaiter;
+import io.gpusync.vulkan.VulkanProducers.VulkanContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -103,11 +105,25 @@ class VulkanThroughEngineTest {
 
     @Test
     void aQueueSignalledFenceCompletesOnTheBlockingPath() {
-        VulkanFenceWaiter fence = vk.device().createFence(false);
+        long raw = rawFence(vk);
+        SyncWaiter fence = vk.device().adoptFence(raw);
         assertThat(engine.pathFor(fence)).isEqualTo(WaitPath.BLOCKING);
         StepVerifier.create(engine.await(fence, Duration.ofSeconds(10)))
-                .then(() -> vk.signalFenceOnQueue(fence.fence()))
+                .then(() -> vk.signalFenceOnQueue(raw))
                 .verifyComplete();
+    }
+
+    /** An unsignalled VkFence created straight through the bindings (the caller adopts it). */
+    private static long rawFence(VulkanContext ctx) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment device = ctx.device().handle();
+            MemorySegment fn = Vulkan.vkGetDeviceProcAddr(device, arena.allocateFrom("vkCreateFence"));
+            MemorySegment info = VkFenceCreateInfo.allocate(arena);
+            VkFenceCreateInfo.sType(info, Vulkan.VK_STRUCTURE_TYPE_FENCE_CREATE_INFO());
+            MemorySegment out = arena.allocate(java.lang.foreign.ValueLayout.JAVA_LONG);
+            assertThat(PFN_vkCreateFence.invoke(fn, device, info, MemorySegment.NULL, out)).isZero();
+            return out.get(java.lang.foreign.ValueLayout.JAVA_LONG, 0);
+        }
     }
 
     /** vkSignalSemaphore straight through the bindings, bypassing VulkanDevice.hostSignal's guard. */
