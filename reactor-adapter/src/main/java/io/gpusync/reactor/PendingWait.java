@@ -73,6 +73,11 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
     private volatile int state;
     @SuppressWarnings("unused") // through REPORTED
     private volatile boolean reported;
+    /** Links and stripe of the engine's {@link PendingWaits}, guarded by that stripe's lock. */
+    PendingWait prevLive;
+    PendingWait nextLive;
+    int stripe;
+    boolean listed;
 
     PendingWait(OutcomeSink sink, SyncWaiter waiter, Duration timeout, CoreSubscriber<? super Void> actual,
                 WaitStrategy strategy) {
@@ -186,11 +191,16 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
             }
         }
         Registration r = (Registration) HELD.getAndSet(this, RELEASED);
-        Runnable report = () -> report(outcome);
         if (r == null) {
-            report.run();
+            report(outcome);
             return;
         }
+        if (r instanceof Registration.InPlace) { // the usual callback: release here, then report (no hand-over)
+            releaseQuietly(r);
+            report(outcome);
+            return;
+        }
+        Runnable report = () -> report(outcome);
         try {
             r.release(report);
         } catch (Throwable e) {

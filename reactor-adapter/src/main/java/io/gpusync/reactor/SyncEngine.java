@@ -91,7 +91,7 @@ public final class SyncEngine implements Disposable {
     private final EngineLoops loops;
     private final List<WaitStrategy> strategies = new ArrayList<>();
     private final ConcurrentHashMap<Class<?>, WaitStrategy> strategyByClass = new ConcurrentHashMap<>();
-    private final Set<PendingWait> pending = ConcurrentHashMap.newKeySet();
+    private final PendingWaits pending = new PendingWaits();
     /** Timeouts on the default timer, one FIFO per distinct duration (see {@link TimeoutQueue}). */
     private final ConcurrentHashMap<Long, TimeoutQueue> timeouts = new ConcurrentHashMap<>();
     private volatile boolean disposed;
@@ -505,12 +505,19 @@ public final class SyncEngine implements Disposable {
     private void terminated(PendingWait wait, Throwable outcome) {
         pending.remove(wait);
         CoreSubscriber<? super Void> actual = wait.takeSubscriber();
-        long seen = System.nanoTime();
-        WaitPath path = wait.path();
-        EngineMetrics metrics = this.metrics;
         if (outcome != null && outcome != PendingWait.CANCELLED && !(outcome instanceof SyncTimeoutException)) {
             failedWith(outcome);
         }
+        EngineMetrics metrics = this.metrics;
+        if (metrics == EngineMetrics.NONE && deliverOn == null) {
+            // the burst path: no clock read, no task object — signal in place
+            if (outcome != PendingWait.CANCELLED) {
+                signal(actual, outcome);
+            }
+            return;
+        }
+        long seen = System.nanoTime();
+        WaitPath path = wait.path();
         try {
             if (outcome == PendingWait.CANCELLED) {
                 metrics.cancelled(path);
@@ -584,7 +591,7 @@ public final class SyncEngine implements Disposable {
             return;
         }
         disposed = true;
-        for (PendingWait w : pending) {
+        for (PendingWait w : pending.snapshot()) {
             w.engineDisposed();
         }
         timeouts.values().forEach(TimeoutQueue::dispose);
