@@ -77,6 +77,18 @@ public final class Harness {
                     warmPlan.add(p);
                 }
             }
+            // and the burst: each matrix approach once at a burst of WARM_BURST waits (the smallest N above 1 if
+            // lower), so that the first measured burst of every approach runs compiled code, not the interpreter
+            int burst = o.ns.stream().mapToInt(Integer::intValue).filter(n -> n > 1).min().orElse(0);
+            burst = Math.min(burst, WARM_BURST);
+            for (Planned p : plan) {
+                if (burst > 1 && p.tag.isEmpty() && p.n == burst && !p.heapOnly) {
+                    warmPlan.add(p);
+                } else if (burst > 1 && p.tag.isEmpty() && p.n > burst && !p.heapOnly
+                        && warmPlan.stream().noneMatch(q -> q.n > 1 && q.subject.name().equals(p.subject.name()) && q.approach.equals(p.approach))) {
+                    warmPlan.add(new Planned(p.subject, p.approach, burst, p.timeout, false, ""));
+                }
+            }
             for (int i = 0; i < warmPlan.size(); i++) {
                 Planned p = warmPlan.get(i);
                 log.printf(Locale.ROOT, "[warm-up %d/%d] %s (%s) N=%d%n", i + 1, warmPlan.size(), p.subject.name(), p.approach, p.n);
@@ -109,6 +121,9 @@ public final class Harness {
         Files.writeString(md, new Report(o, results, plots, Duration.ofNanos(System.nanoTime() - start)).markdown());
         return md;
     }
+
+    /** The largest burst of the warm-up pass (see {@link #run}). */
+    static final int WARM_BURST = 1_000;
 
     private static String summary(CellResult r) {
         if (r.skipped) {
