@@ -43,6 +43,9 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
             STATE = l.findVarHandle(PendingWait.class, "state", int.class);
             HELD = l.findVarHandle(PendingWait.class, "held", Registration.class);
             REPORTED = l.findVarHandle(PendingWait.class, "reported", boolean.class);
+            // loaded now, not at the first termination: a process out of file descriptors cannot load a class
+            // from a directory or jar, and a termination must not fail for that (eventfd waits at the fd limit)
+            l.ensureInitialized(Registration.InPlace.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }

@@ -1,6 +1,8 @@
 package io.gpusync.benchmarks.harness;
 
 import io.gpusync.SyncPoint;
+import io.gpusync.benchmarks.subjects.EventFdSubject;
+import io.gpusync.benchmarks.subjects.FileLimit;
 import io.gpusync.benchmarks.subjects.Subject;
 import io.gpusync.benchmarks.subjects.Subjects;
 
@@ -36,6 +38,13 @@ public final class Harness {
     /** Runs every cell the options ask for and writes the report; returns the path of RESULTS.md. */
     public static Path run(Options o, PrintStream log) throws IOException {
         System.setProperty("java.awt.headless", "true");
+        // one eventfd per pending wait: the soft open-files limit up to the hard one, said in the log and the report
+        long fdsWanted = o.subjects.contains(Subjects.EVENTFD) || o.pathSubjects.contains(Subjects.EVENTFD)
+                ? EventFdSubject.fdsFor(o.ns.stream().mapToLong(Integer::longValue).max().orElse(0) + o.latencySamples
+                        + o.cancelSamples)
+                : 0;
+        o.fileLimit = FileLimit.raiseSoftToHard().describe(fdsWanted);
+        log.println(o.fileLimit);
         List<Planned> plan = new ArrayList<>();
         for (String s : o.pathSubjects) {
             Subjects.byName(s); // an unknown name fails before anything runs
