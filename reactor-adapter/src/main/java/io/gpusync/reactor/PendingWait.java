@@ -69,6 +69,9 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
     /** Spin-then-callback: after this long on the pollers, {@link #handOverTo} takes the wait over. */
     long handOverAfterNanos;
     WaitStrategy handOverTo;
+    /** Adaptive probing (poller-thread confined): when to probe next, and the source's learned times. */
+    long nextProbeNanos;
+    CompletionTimes probeTimes;
     @SuppressWarnings("unused") // through HELD
     private volatile Registration held;
     private volatile Disposable timer;

@@ -110,8 +110,8 @@ public final class SyncEngine implements Disposable {
         } else {
             this.loops = new JdkLoops(b.eventLoopThreads, new EngineThreads(name, "loop"));
         }
-        Supplier<IdleStrategy> idle = b.idleStrategy != null ? b.idleStrategy
-                : () -> new BackoffIdleStrategy(b.spinBudget, Duration.ofNanos(20_000), Duration.ofMillis(1), 0.25);
+        // no idle strategy given: the adaptive scheduler (per-source learned completion times, AdaptiveProbePass)
+        Supplier<IdleStrategy> idle = b.idleStrategy;
         SpinThenPoll probe = new SpinThenPoll(b.pollerThreads, idle, b.spinBudget.toNanos(),
                 new EngineThreads(name, "poller"));
         CallbackStrategy callbacks = new CallbackStrategy(loops);
@@ -705,7 +705,12 @@ public final class SyncEngine implements Disposable {
             return this;
         }
 
-        /** Replaces the pollers' idle strategy (one instance per poller thread); overrides {@link #spinBudget}. */
+        /**
+         * Replaces the pollers' adaptive scheduling (the default: per-source learned completion times, see
+         * {@link WaitPath#PROBE}) with a fixed idle strategy, one instance per poller thread — e.g.
+         * {@link BackoffIdleStrategy#defaults()} (the default before 2026-12), {@link BusySpinIdleStrategy};
+         * overrides {@link #spinBudget} for idling.
+         */
         public Builder idleStrategy(Supplier<IdleStrategy> strategy) {
             this.idleStrategy = Objects.requireNonNull(strategy, "strategy");
             return this;
