@@ -7,8 +7,6 @@ import io.gpusync.SyncInvalidArgumentException;
 import io.gpusync.SoftwareTimeline;
 import io.gpusync.SyncPoint;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -28,14 +26,19 @@ import java.util.TreeMap;
  * wait: every due registration is completed first, then {@code signal}/{@code fail} rethrows the first
  * exception (later ones attached as suppressed) to the signalling thread, the timeline's value already
  * raised. A registration costs one small node
- * (≈40 bytes) and O(log d) time, d being the number of distinct pending values; cancelling one is O(1).
+ * (≈40 bytes) and O(1) time when values register in rising order (the usual case: a producer hands out 1, 2,
+ * 3…), O(log d) otherwise, d being the number of distinct pending values registered out of order; cancelling
+ * one is O(1), and a signal costs O(due).
  *
  * <p>Values are unsigned: {@code 0xFFFF_FFFF_FFFF_FFFFL} is the largest. The timeline starts at 0.
  */
 public final class CpuTimeline implements SoftwareTimeline {
     private volatile long value;
     private volatile SyncException failure;
-    private final TreeMap<Long, PendingList> pending = new TreeMap<>(Long::compareUnsigned);
+    /** Registrations in rising value order (the common case), see {@link RisingRing}. */
+    private final RisingRing rising = new RisingRing();
+    /** Registrations whose value was below the newest one in {@link #rising} when they came. */
+    private final TreeMap<Long, PendingList> sorted = new TreeMap<>(Long::compareUnsigned);
     private int pendingCount;
 
     /** A timeline at value 0. */
@@ -79,8 +82,7 @@ public final class CpuTimeline implements SoftwareTimeline {
      */
     @Override
     public void signal(long newValue) {
-        PendingList one;
-        List<PendingList> due;
+        PendingNode due;
         synchronized (this) {
             if (failure != null) {
                 throw failure;
@@ -90,36 +92,49 @@ public final class CpuTimeline implements SoftwareTimeline {
                         + Long.toUnsignedString(value) + " → " + Long.toUnsignedString(newValue));
             }
             value = newValue;
-            Map.Entry<Long, PendingList> first = pending.firstEntry();
-            if (first == null || Long.compareUnsigned(first.getKey(), newValue) > 0) {
+            if (pendingCount == 0) {
                 return;
             }
-            // the common case, a signal that completes one value: no view, no list (bursts signal one by one)
-            pending.pollFirstEntry();
-            one = first.getValue();
-            pendingCount -= one.size;
-            one.detach();
-            Map<Long, PendingList> rest = pending.headMap(newValue, true);
-            if (rest.isEmpty()) {
-                due = null;
-            } else {
-                due = new ArrayList<>(rest.size() + 1);
-                due.add(one);
-                due.addAll(rest.values());
-                rest.clear();
-                for (int i = 1; i < due.size(); i++) {
-                    PendingList list = due.get(i);
-                    pendingCount -= list.size;
-                    list.detach();
-                }
+            // rising registrations: O(due) off the ring's head, no allocation (a burst signals one by one)
+            due = rising.takeDue(newValue);
+            if (!sorted.isEmpty() && Long.compareUnsigned(sorted.firstKey(), newValue) <= 0) {
+                due = appendSortedDue(due, newValue);
+            }
+            for (PendingNode n = due; n != null; n = n.next) {
+                n.queued = false;
+                pendingCount--;
             }
         }
-        if (due == null) {
-            Throwable thrown = one.fireAll(null, null);
-            rethrow(thrown);
-            return;
+        rethrow(fireChain(due, null));
+    }
+
+    /** Under the lock: moves the sorted map's registrations at or below {@code newValue} behind {@code due}. */
+    private PendingNode appendSortedDue(PendingNode due, long newValue) {
+        PendingNode last = due;
+        while (last != null && last.next != null) {
+            last = last.next;
         }
-        fireAll(due, null);
+        Map<Long, PendingList> head = sorted.headMap(newValue, true);
+        for (PendingList list : head.values()) {
+            PendingNode n = list.head;
+            list.head = null;
+            list.size = 0;
+            while (n != null) {
+                PendingNode next = n.next;
+                n.list = null;
+                n.prev = null;
+                n.next = null;
+                if (last == null) {
+                    due = n;
+                } else {
+                    last.next = n;
+                }
+                last = n;
+                n = next;
+            }
+        }
+        head.clear();
+        return due;
     }
 
     private static void rethrow(Throwable thrown) {
@@ -140,36 +155,48 @@ public final class CpuTimeline implements SoftwareTimeline {
     @Override
     public void fail(Throwable cause) {
         Objects.requireNonNull(cause, "cause");
-        List<PendingList> due;
+        PendingNode due;
         synchronized (this) {
             if (failure != null) {
                 return;
             }
             failure = cause instanceof SyncException se ? se
                     : new DeviceLostException(BackendKind.CPU, "CpuTimeline failed: " + cause, cause);
-            due = new ArrayList<>(pending.values());
-            pending.clear();
+            due = rising.takeAll();
+            if (!sorted.isEmpty()) {
+                due = appendSortedDue(due, -1L); // every value (the largest unsigned one)
+            }
+            for (PendingNode n = due; n != null; n = n.next) {
+                n.queued = false;
+            }
             pendingCount = 0;
-            due.forEach(PendingList::detach);
         }
-        fireAll(due, failure);
+        rethrow(fireChain(due, failure));
     }
 
     /**
-     * Completes every registration of {@code due}, whatever some of them throw: a listener's exception never
-     * strands the others. The first one is rethrown once all have run, later ones added to it as suppressed.
+     * Completes every registration of the chain {@code due} (outside the lock), whatever some of them throw: a
+     * listener's exception never strands the others. Returns the first one thrown, later ones added to it as
+     * suppressed, or {@code null}.
      */
-    private static void fireAll(List<PendingList> due, SyncException error) {
+    private static Throwable fireChain(PendingNode due, SyncException error) {
         Throwable thrown = null;
-        for (PendingList list : due) {
-            thrown = list.fireAll(error, thrown);
+        PendingNode n = due;
+        while (n != null) {
+            PendingNode next = n.next;
+            n.next = null;
+            try {
+                n.fire(error);
+            } catch (RuntimeException | Error e) {
+                if (thrown == null) {
+                    thrown = e;
+                } else if (thrown != e) {
+                    thrown.addSuppressed(e);
+                }
+            }
+            n = next;
         }
-        if (thrown instanceof RuntimeException re) {
-            throw re;
-        }
-        if (thrown instanceof Error e) {
-            throw e;
-        }
+        return thrown;
     }
 
     /** A point at {@code value} (unsigned) on this timeline, with a fresh waiter. */
@@ -184,7 +211,8 @@ public final class CpuTimeline implements SoftwareTimeline {
     }
 
     /**
-     * Adds {@code node} unless its value is already reached or the timeline failed.
+     * Adds {@code node} unless its value is already reached or the timeline failed: O(1) for a value at or above
+     * the newest one registered (the ring), O(log d) below it (the sorted map, d distinct values there).
      *
      * @return false if the caller must complete it itself (reached or failed)
      */
@@ -192,24 +220,36 @@ public final class CpuTimeline implements SoftwareTimeline {
         if (failure != null || Long.compareUnsigned(value, node.target) >= 0) {
             return false;
         }
-        PendingList list = pending.computeIfAbsent(node.target, PendingList::new);
-        list.add(node);
+        if (!rising.tryAppend(node)) {
+            sorted.computeIfAbsent(node.target, PendingList::new).add(node);
+        }
+        node.queued = true;
         pendingCount++;
         return true;
     }
 
-    /** Removes {@code node} if still pending. @return whether it was. */
-    synchronized boolean dequeue(PendingNode node) {
-        PendingList list = node.list;
-        if (list == null) {
+    /** Removes {@code node} if still pending, in O(1). @return whether it was. */
+    boolean dequeue(PendingNode node) {
+        if (!node.queued) { // once fired or removed it never comes back: no lock needed to see that
             return false;
         }
-        list.remove(node);
-        pendingCount--;
-        if (list.size == 0) {
-            pending.remove(list.target);
+        synchronized (this) {
+            if (!node.queued) {
+                return false;
+            }
+            node.queued = false;
+            pendingCount--;
+            PendingList list = node.list;
+            if (list != null) {
+                list.remove(node);
+                if (list.size == 0) {
+                    sorted.remove(list.target);
+                }
+            } else {
+                rising.remove(node);
+            }
+            return true;
         }
-        return true;
     }
 
     @Override
@@ -218,12 +258,20 @@ public final class CpuTimeline implements SoftwareTimeline {
                 + Long.toUnsignedString(value) + (failure != null ? ", failed" : "") + "]";
     }
 
-    /** A registration waiting for a value: an intrusive doubly-linked list node. */
+    /**
+     * A registration waiting for a value: in the {@link RisingRing} ({@code slot} ≥ 0) or in a {@link PendingList}
+     * of the sorted map ({@code list} set, an intrusive doubly-linked list node); {@code next} also links the
+     * registrations a signal takes, for firing them outside the lock.
+     */
     abstract static class PendingNode {
         final long target;
         PendingList list;
         PendingNode prev;
         PendingNode next;
+        /** Its slot in the ring, -1 when not there. */
+        int slot = -1;
+        /** Registered and neither fired nor removed; written under the timeline's lock, read without it. */
+        volatile boolean queued;
 
         PendingNode(long target) {
             this.target = target;
@@ -266,35 +314,6 @@ public final class CpuTimeline implements SoftwareTimeline {
             node.next = null;
             node.list = null;
             size--;
-        }
-
-        /** Marks every node as no longer queued (under the timeline's lock). */
-        void detach() {
-            for (PendingNode n = head; n != null; n = n.next) {
-                n.list = null;
-            }
-        }
-
-        /** Fires every node; returns {@code thrown} with whatever they threw added (first wins, others suppressed). */
-        Throwable fireAll(SyncException error, Throwable thrown) {
-            PendingNode n = head;
-            head = null;
-            while (n != null) {
-                PendingNode next = n.next;
-                n.prev = null;
-                n.next = null;
-                try {
-                    n.fire(error);
-                } catch (RuntimeException | Error e) {
-                    if (thrown == null) {
-                        thrown = e;
-                    } else if (thrown != e) {
-                        thrown.addSuppressed(e);
-                    }
-                }
-                n = next;
-            }
-            return thrown;
         }
     }
 }

@@ -39,7 +39,17 @@ final class CallbackStrategy implements WaitStrategy {
         SignalCallbackWaiter waiter = (SignalCallbackWaiter) wait.waiter;
         SignalListener listener = waiter.callsBackOnDriverThread() ? new HandOff(wait, handoff) : wait;
         CallbackRegistration registration = waiter.onSignal(listener);
-        wait.attach(registration::cancel); // released at once if the wait terminated while registering
+        if (registration != CallbackRegistration.DONE) { // DONE: already answered, nothing to free
+            wait.attach(new Release(registration)); // released at once if the wait terminated while registering
+        }
+    }
+
+    /** Cancels the waiter's registration, in place. */
+    private record Release(CallbackRegistration registration) implements Registration.InPlace {
+        @Override
+        public void release() {
+            registration.cancel();
+        }
     }
 
     /** Runs on the driver's thread: only hands the outcome over to another thread. */

@@ -6,7 +6,8 @@ package io.gpusync.reactor;
  * implementations need not be thread-safe; they are created by the supplier given to
  * {@link SyncEngine.Builder#idleStrategy}.
  *
- * <p>Provided: {@link BackoffIdleStrategy} (the default: spin while completions are imminent, then park with
+ * <p>Without one, pollers schedule adaptively (per-source learned completion times; see {@link SpinThenPoll}).
+ * Provided: {@link BackoffIdleStrategy} (spin while completions are imminent, then park with
  * an interval that adapts to the cost of a pass), {@link BusySpinIdleStrategy} (lowest latency, one core per
  * poller thread) and {@link SleepingIdleStrategy} (a fixed park, least CPU).
  */

@@ -43,6 +43,9 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
             STATE = l.findVarHandle(PendingWait.class, "state", int.class);
             HELD = l.findVarHandle(PendingWait.class, "held", Registration.class);
             REPORTED = l.findVarHandle(PendingWait.class, "reported", boolean.class);
+            // loaded now, not at the first termination: a process out of file descriptors cannot load a class
+            // from a directory or jar, and a termination must not fail for that (eventfd waits at the fd limit)
+            l.ensureInitialized(Registration.InPlace.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -66,6 +69,9 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
     /** Spin-then-callback: after this long on the pollers, {@link #handOverTo} takes the wait over. */
     long handOverAfterNanos;
     WaitStrategy handOverTo;
+    /** Adaptive probing (poller-thread confined): when to probe next, and the source's learned times. */
+    long nextProbeNanos;
+    CompletionTimes probeTimes;
     @SuppressWarnings("unused") // through HELD
     private volatile Registration held;
     private volatile Disposable timer;
@@ -73,6 +79,11 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
     private volatile int state;
     @SuppressWarnings("unused") // through REPORTED
     private volatile boolean reported;
+    /** Links and stripe of the engine's {@link PendingWaits}, guarded by that stripe's lock. */
+    PendingWait prevLive;
+    PendingWait nextLive;
+    int stripe;
+    boolean listed;
 
     PendingWait(OutcomeSink sink, SyncWaiter waiter, Duration timeout, CoreSubscriber<? super Void> actual,
                 WaitStrategy strategy) {
@@ -186,11 +197,16 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
             }
         }
         Registration r = (Registration) HELD.getAndSet(this, RELEASED);
-        Runnable report = () -> report(outcome);
         if (r == null) {
-            report.run();
+            report(outcome);
             return;
         }
+        if (r instanceof Registration.InPlace) { // the usual callback: release here, then report (no hand-over)
+            releaseQuietly(r);
+            report(outcome);
+            return;
+        }
+        Runnable report = () -> report(outcome);
         try {
             r.release(report);
         } catch (Throwable e) {

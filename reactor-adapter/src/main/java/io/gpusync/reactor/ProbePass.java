@@ -42,7 +42,7 @@ final class ProbePass {
     }
 
     /** The spin budget of a spin-then-callback wait is spent: the callback path takes it over. */
-    private static void handOver(PendingWait w) {
+    static void handOver(PendingWait w) {
         WaitStrategy next = w.handOverTo;
         w.handOverTo = null;
         w.strategy = next;

@@ -24,4 +24,16 @@ interface Registration {
         release();
         afterwards.run();
     }
+
+    /**
+     * A registration released in place by {@link #release()} alone, its {@code release(Runnable)} being the
+     * default: the wait then reports its outcome directly, with no task object (the common callback path).
+     */
+    interface InPlace extends Registration {
+        @Override
+        default void release(Runnable afterwards) {
+            release();
+            afterwards.run();
+        }
+    }
 }

@@ -12,9 +12,12 @@ import java.util.function.Supplier;
 
 /**
  * {@link WaitPath#PROBE}: the fallback scheduler for waiters that can only be probed. A few poller threads
- * (created on first use) share all probe-only waits; each makes passes over its waits, probing every one,
- * and idles between passes as its {@link IdleStrategy} says — by default a short spin after activity, then
- * parking with an interval that grows with the cost of a pass (number of waits × cost of a probe). A
+ * (created on first use) share all probe-only waits. By default (no {@link IdleStrategy} configured) a poller is
+ * adaptive: it learns each source's completion times ({@link CompletionTimes}, per waiter class) and probes each wait
+ * only when its completion is likely soon — spinning through a short kernel's hot window, polling a long one's a few
+ * dozen times, sleeping before it — while waits long overdue or idle go to a cold list probed under ≈ 0.4 % of a
+ * core in all ({@link AdaptiveProbePass}). With an {@link IdleStrategy} it makes passes over its waits, probing
+ * every one, and idles between passes as that strategy says. A
  * poller whose last wait just finished keeps spinning for the spin budget (consecutive waits — a pipeline
  * awaiting kernel after kernel — then find it hot), then parks until a wait arrives, so an idle scheduler
  * costs no CPU. Cancelled and timed-out
@@ -24,10 +27,15 @@ final class SpinThenPoll implements WaitStrategy {
     private final Poller[] pollers;
     private final AtomicInteger next = new AtomicInteger();
 
+    /**
+     * @param idle     the idle strategy of each poller, or {@code null}: the adaptive scheduler (the default), which
+     *                 learns each source's completion times and probes each wait when its completion is likely soon
+     *                 (see {@link AdaptiveProbePass})
+     */
     SpinThenPoll(int pollerThreads, Supplier<IdleStrategy> idle, long idleSpinNanos, ThreadFactory threads) {
         pollers = new Poller[pollerThreads];
         for (int i = 0; i < pollerThreads; i++) {
-            pollers[i] = new Poller(idle.get(), idleSpinNanos, threads);
+            pollers[i] = new Poller(idle != null ? idle.get() : null, idleSpinNanos, threads);
         }
     }
 
@@ -139,6 +147,10 @@ final class SpinThenPoll implements WaitStrategy {
 
         @Override
         public void run() {
+            if (idle == null) {
+                runAdaptive();
+                return;
+            }
             while (!stopped) {
                 boolean arrived = drainIncoming();
                 if (active.isEmpty()) {
@@ -165,6 +177,62 @@ final class SpinThenPoll implements WaitStrategy {
                 idle.idle(completions, t1 - t0);
             }
             active.clear();
+            incoming.clear();
+        }
+
+        /** Below this a poller spins rather than parks (a timed park oversleeps by tens of µs). */
+        private static final long SPIN_BELOW_NANOS = 50_000;
+
+        private void runAdaptive() {
+            java.util.HashMap<Class<?>, CompletionTimes> sources = new java.util.HashMap<>();
+            AdaptiveProbePass.Outcome pass = new AdaptiveProbePass.Outcome();
+            ArrayList<PendingWait> cold = new ArrayList<>();
+            long coldDue = System.nanoTime();
+            while (!stopped) {
+                boolean arrived = drainIncoming();
+                if (active.isEmpty() && cold.isEmpty()) {
+                    if (System.nanoTime() - lastActivity < idleSpinNanos) {
+                        Thread.onSpinWait(); // waits tend to follow each other: stay hot for the spin budget
+                        continue;
+                    }
+                    idleParked = true;
+                    if (incoming.isEmpty() && !stopped) {
+                        LockSupport.park(this);
+                    }
+                    idleParked = false;
+                    continue;
+                }
+                AdaptiveProbePass.run(active, cold, sources, idleSpinNanos, pass);
+                int completions = pass.completions;
+                long now = System.nanoTime();
+                if (!cold.isEmpty() && now - coldDue >= 0) {
+                    completions += AdaptiveProbePass.runCold(cold, active, sources, idleSpinNanos);
+                    long after = System.nanoTime();
+                    coldDue = after + AdaptiveProbePass.coldInterval(after - now);
+                    now = after;
+                } else if (cold.isEmpty()) {
+                    coldDue = now + AdaptiveProbePass.COLD_MIN_INTERVAL;
+                }
+                if (completions > 0 || arrived) {
+                    lastActivity = now;
+                }
+                long nextDue = cold.isEmpty() ? pass.nextDue : Math.min(pass.nextDue, coldDue);
+                if (active.isEmpty() && cold.isEmpty()) {
+                    continue;
+                }
+                long wait = nextDue - now;
+                if (wait < SPIN_BELOW_NANOS) {
+                    Thread.onSpinWait();
+                    continue;
+                }
+                idleParked = true; // a new wait wakes the poller: it may be due at once
+                if (incoming.isEmpty() && !stopped) {
+                    LockSupport.parkNanos(this, wait);
+                }
+                idleParked = false;
+            }
+            active.clear();
+            cold.clear();
             incoming.clear();
         }
 

@@ -91,7 +91,7 @@ public final class SyncEngine implements Disposable {
     private final EngineLoops loops;
     private final List<WaitStrategy> strategies = new ArrayList<>();
     private final ConcurrentHashMap<Class<?>, WaitStrategy> strategyByClass = new ConcurrentHashMap<>();
-    private final Set<PendingWait> pending = ConcurrentHashMap.newKeySet();
+    private final PendingWaits pending = new PendingWaits();
     /** Timeouts on the default timer, one FIFO per distinct duration (see {@link TimeoutQueue}). */
     private final ConcurrentHashMap<Long, TimeoutQueue> timeouts = new ConcurrentHashMap<>();
     private volatile boolean disposed;
@@ -110,8 +110,8 @@ public final class SyncEngine implements Disposable {
         } else {
             this.loops = new JdkLoops(b.eventLoopThreads, new EngineThreads(name, "loop"));
         }
-        Supplier<IdleStrategy> idle = b.idleStrategy != null ? b.idleStrategy
-                : () -> new BackoffIdleStrategy(b.spinBudget, Duration.ofNanos(20_000), Duration.ofMillis(1), 0.25);
+        // no idle strategy given: the adaptive scheduler (per-source learned completion times, AdaptiveProbePass)
+        Supplier<IdleStrategy> idle = b.idleStrategy;
         SpinThenPoll probe = new SpinThenPoll(b.pollerThreads, idle, b.spinBudget.toNanos(),
                 new EngineThreads(name, "poller"));
         CallbackStrategy callbacks = new CallbackStrategy(loops);
@@ -505,12 +505,19 @@ public final class SyncEngine implements Disposable {
     private void terminated(PendingWait wait, Throwable outcome) {
         pending.remove(wait);
         CoreSubscriber<? super Void> actual = wait.takeSubscriber();
-        long seen = System.nanoTime();
-        WaitPath path = wait.path();
-        EngineMetrics metrics = this.metrics;
         if (outcome != null && outcome != PendingWait.CANCELLED && !(outcome instanceof SyncTimeoutException)) {
             failedWith(outcome);
         }
+        EngineMetrics metrics = this.metrics;
+        if (metrics == EngineMetrics.NONE && deliverOn == null) {
+            // the burst path: no clock read, no task object — signal in place
+            if (outcome != PendingWait.CANCELLED) {
+                signal(actual, outcome);
+            }
+            return;
+        }
+        long seen = System.nanoTime();
+        WaitPath path = wait.path();
         try {
             if (outcome == PendingWait.CANCELLED) {
                 metrics.cancelled(path);
@@ -584,7 +591,7 @@ public final class SyncEngine implements Disposable {
             return;
         }
         disposed = true;
-        for (PendingWait w : pending) {
+        for (PendingWait w : pending.snapshot()) {
             w.engineDisposed();
         }
         timeouts.values().forEach(TimeoutQueue::dispose);
@@ -698,7 +705,12 @@ public final class SyncEngine implements Disposable {
             return this;
         }
 
-        /** Replaces the pollers' idle strategy (one instance per poller thread); overrides {@link #spinBudget}. */
+        /**
+         * Replaces the pollers' adaptive scheduling (the default: per-source learned completion times, see
+         * {@link WaitPath#PROBE}) with a fixed idle strategy, one instance per poller thread — e.g.
+         * {@link BackoffIdleStrategy#defaults()} (the default before 2026-12), {@link BusySpinIdleStrategy};
+         * overrides {@link #spinBudget} for idling.
+         */
         public Builder idleStrategy(Supplier<IdleStrategy> strategy) {
             this.idleStrategy = Objects.requireNonNull(strategy, "strategy");
             return this;

@@ -1,6 +1,8 @@
 package io.gpusync.benchmarks.harness;
 
 import io.gpusync.SyncPoint;
+import io.gpusync.benchmarks.subjects.EventFdSubject;
+import io.gpusync.benchmarks.subjects.FileLimit;
 import io.gpusync.benchmarks.subjects.Subject;
 import io.gpusync.benchmarks.subjects.Subjects;
 
@@ -36,6 +38,13 @@ public final class Harness {
     /** Runs every cell the options ask for and writes the report; returns the path of RESULTS.md. */
     public static Path run(Options o, PrintStream log) throws IOException {
         System.setProperty("java.awt.headless", "true");
+        // one eventfd per pending wait: the soft open-files limit up to the hard one, said in the log and the report
+        long fdsWanted = o.subjects.contains(Subjects.EVENTFD) || o.pathSubjects.contains(Subjects.EVENTFD)
+                ? EventFdSubject.fdsFor(o.ns.stream().mapToLong(Integer::longValue).max().orElse(0) + o.latencySamples
+                        + o.cancelSamples)
+                : 0;
+        o.fileLimit = FileLimit.raiseSoftToHard().describe(fdsWanted);
+        log.println(o.fileLimit);
         List<Planned> plan = new ArrayList<>();
         for (String s : o.pathSubjects) {
             Subjects.byName(s); // an unknown name fails before anything runs
@@ -77,6 +86,18 @@ public final class Harness {
                     warmPlan.add(p);
                 }
             }
+            // and the burst: each matrix approach once at a burst of WARM_BURST waits (the smallest N above 1 if
+            // lower), so that the first measured burst of every approach runs compiled code, not the interpreter
+            int burst = o.ns.stream().mapToInt(Integer::intValue).filter(n -> n > 1).min().orElse(0);
+            burst = Math.min(burst, WARM_BURST);
+            for (Planned p : plan) {
+                if (burst > 1 && p.tag.isEmpty() && p.n == burst && !p.heapOnly) {
+                    warmPlan.add(p);
+                } else if (burst > 1 && p.tag.isEmpty() && p.n > burst && !p.heapOnly
+                        && warmPlan.stream().noneMatch(q -> q.n > 1 && q.subject.name().equals(p.subject.name()) && q.approach.equals(p.approach))) {
+                    warmPlan.add(new Planned(p.subject, p.approach, burst, p.timeout, false, ""));
+                }
+            }
             for (int i = 0; i < warmPlan.size(); i++) {
                 Planned p = warmPlan.get(i);
                 log.printf(Locale.ROOT, "[warm-up %d/%d] %s (%s) N=%d%n", i + 1, warmPlan.size(), p.subject.name(), p.approach, p.n);
@@ -109,6 +130,9 @@ public final class Harness {
         Files.writeString(md, new Report(o, results, plots, Duration.ofNanos(System.nanoTime() - start)).markdown());
         return md;
     }
+
+    /** The largest burst of the warm-up pass (see {@link #run}). */
+    static final int WARM_BURST = 1_000;
 
     private static String summary(CellResult r) {
         if (r.skipped) {

@@ -61,6 +61,8 @@ public final class Options {
     public boolean foreverHeapCheck = true;
     /** Whether to run a discarded warm-up pass (JIT) over the path subjects and N = 1 cells first. */
     public boolean warmup = true;
+    /** What the harness found and did about RLIMIT_NOFILE (set by the run; recorded in RESULTS.md). */
+    public String fileLimit = "";
     /** The command line that ran (recorded in RESULTS.md). */
     public String command = "";
 

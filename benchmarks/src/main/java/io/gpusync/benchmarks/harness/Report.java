@@ -67,6 +67,9 @@ final class Report {
                 .append(" (").append(System.getProperty("java.vendor")).append(") |\n");
         b.append("| JVM flags | `").append(String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments())).append("` |\n");
         b.append("| command | `").append(o.command).append("` |\n");
+        if (!o.fileLimit.isEmpty()) {
+            b.append("| open files | ").append(o.fileLimit).append(" |\n");
+        }
         b.append("| wall time | ").append(took.toSeconds()).append(" s |\n");
         b.append("| settings | N = ").append(o.ns).append("; ≤ ").append(o.latencySamples).append(" latency samples in ≤ ")
                 .append(o.latencyBudget.toMillis()).append(" ms; ≤ ").append(o.cancelSamples).append(" cancel samples in ≤ ")

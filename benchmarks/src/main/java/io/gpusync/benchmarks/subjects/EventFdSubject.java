@@ -9,7 +9,14 @@ import java.util.List;
 /** One Linux eventfd per point, signalled with {@code write(1)}: the engine's epoll path. */
 public final class EventFdSubject implements Subject {
     /** fds kept free for the JVM, Netty and the rest of the process under {@code ulimit -n}. */
-    private static final int RESERVED_FDS = 2_000;
+    static final int RESERVED_FDS = 2_000;
+    /** A pending eventfd wait holds its point's fd and the engine watch's duplicate of it. */
+    static final int FDS_PER_WAIT = 2;
+
+    /** Open files that {@code points} live points need under {@code ulimit -n}. */
+    public static long fdsFor(long points) {
+        return points * FDS_PER_WAIT + RESERVED_FDS;
+    }
 
     @Override
     public String name() {
@@ -24,7 +31,8 @@ public final class EventFdSubject implements Subject {
     @Override
     public int maxLivePoints() {
         long limit = Limits.openFiles();
-        return limit <= 0 ? 10_000 : (int) Math.max(0, Math.min(Integer.MAX_VALUE, limit - RESERVED_FDS));
+        // two fds per pending wait: the point's eventfd and the engine's watch of it (its own duplicate, see FdWatch)
+        return limit <= 0 ? 10_000 : (int) Math.max(0, Math.min(Integer.MAX_VALUE, (limit - RESERVED_FDS) / FDS_PER_WAIT));
     }
 
     @Override

@@ -50,6 +50,21 @@ public final class ErrnoCalls {
     private static final MethodHandle EPOLL_WAIT = downcall("epoll_wait",
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
 
+    private static final MethodHandle GETRLIMIT = downcall("getrlimit",
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
+    private static final MethodHandle SETRLIMIT = downcall("setrlimit",
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
+
+    /** {@code RLIMIT_NOFILE} on Linux (x86-64 and AArch64 alike; the generic value of asm-generic/resource.h). */
+    public static final int RLIMIT_NOFILE = 7;
+
+    /** {@code struct rlimit { rlim_t rlim_cur; rlim_t rlim_max; }} on 64-bit Linux ({@code rlim_t} = unsigned long). */
+    public static final StructLayout RLIMIT = MemoryLayout.structLayout(
+            ValueLayout.JAVA_LONG.withName("rlim_cur"), ValueLayout.JAVA_LONG.withName("rlim_max"));
+
+    /** {@code RLIM_INFINITY} on Linux: an unlimited {@code rlim_cur} or {@code rlim_max} (all bits set). */
+    public static final long RLIM_INFINITY = -1L;
+
     private ErrnoCalls() {
     }
 
@@ -177,6 +192,40 @@ public final class ErrnoCalls {
     public static int epollWait(MemorySegment callState, int epfd, MemorySegment events, int maxEvents, int timeoutMs) {
         try {
             return (int) EPOLL_WAIT.invokeExact(callState, epfd, events, maxEvents, timeoutMs);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code int getrlimit(int resource, struct rlimit *rlim)}.
+     *
+     * @param callState receives errno
+     * @param resource  e.g. {@link #RLIMIT_NOFILE}
+     * @param rlim      a segment of {@link #RLIMIT}, filled on success ({@code rlim_cur} at offset 0, {@code rlim_max}
+     *                  at 8; {@link #RLIM_INFINITY} means unlimited)
+     * @return 0, or -1 with errno set
+     */
+    public static int getrlimit(MemorySegment callState, int resource, MemorySegment rlim) {
+        try {
+            return (int) GETRLIMIT.invokeExact(callState, resource, rlim);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code int setrlimit(int resource, const struct rlimit *rlim)}: an unprivileged process may set its soft limit
+     * anywhere up to its hard limit, and lower (never raise) the hard one.
+     *
+     * @param callState receives errno
+     * @param resource  e.g. {@link #RLIMIT_NOFILE}
+     * @param rlim      a segment of {@link #RLIMIT}
+     * @return 0, or -1 with errno set ({@code EPERM} above the hard limit, {@code EINVAL} soft above hard)
+     */
+    public static int setrlimit(MemorySegment callState, int resource, MemorySegment rlim) {
+        try {
+            return (int) SETRLIMIT.invokeExact(callState, resource, rlim);
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -1,0 +1,215 @@
+package io.gpusync.reactor;
+
+import java.util.ArrayList;
+import java.util.Map;
+
+/**
+ * One pass of the adaptive spin-then-poll scheduler over a poller's waits: each wait is probed only when its
+ * next probe is due, and after a probe that finds it unsignalled its next probe is set from what its source has
+ * taken so far ({@link CompletionTimes}):
+ * <ul>
+ *   <li>a source with a learned distribution: not before its hot window (the poller may sleep until then); inside
+ *       it every {@link #hotInterval} — about 1/64 of the age where the window opens, so the poller spins for short
+ *       kernels and polls a few dozen times across long ones; after it, overdue, at {@link #coldInterval};</li>
+ *   <li>a source not learned yet: every pass for the spin budget, then at {@link #coldInterval} of its age;</li>
+ *   <li>a spin-then-callback wait: every pass, until its budget is spent and the callback path takes it.</li>
+ * </ul>
+ * Cold intervals are powers of two of nanoseconds, and cold probe times multiples of their interval, so that
+ * waits of similar ages are probed in the same pass (one wake-up of the poller for many of them).
+ */
+final class AdaptiveProbePass {
+    /** Shortest cold interval (≈ 16 µs). */
+    static final long MIN_COLD = 1L << 14;
+    /**
+     * A wait whose next cold probe is this far off (≈ 1 ms) leaves the poller's list for its cold list, which is
+     * probed as a whole at intervals that keep it under {@link #COLD_SHARE} of a core (see {@link #coldInterval}).
+     */
+    static final long MAX_COLD = 1L << 20;
+    /** The share of a core the cold list may take: its probes and the poller's wake-up for them. */
+    static final double COLD_SHARE = 0.004;
+    /**
+     * What a poller's wake-up costs besides its probes (timed park, timer interrupt, context switches, cache refill):
+     * ≈ 60 µs of the poller's CPU time measured on a 2-core VM (2026-12-02), where a timer costs VM exits.
+     */
+    static final long WAKE_NANOS = 60_000;
+    /** Bounds of the cold list's probe interval: 1 ms … 32 ms (in practice ≥ 15 ms: the wake-up estimate alone asks for that). */
+    static final long COLD_MIN_INTERVAL = 1_000_000;
+    static final long COLD_MAX_INTERVAL = 32_000_000;
+
+    private AdaptiveProbePass() {
+    }
+
+    /** What a pass found. */
+    static final class Outcome {
+        int completions;
+        /** The earliest time a remaining wait wants its next probe ({@code Long.MAX_VALUE} if none remain). */
+        long nextDue;
+    }
+
+    /**
+     * @param sources     the poller's sources, by waiter class (grown here)
+     * @param spinBudget  how long a wait of an unlearned source is probed on every pass
+     */
+    static void run(ArrayList<PendingWait> waits, ArrayList<PendingWait> cold, Map<Class<?>, CompletionTimes> sources,
+                    long spinBudget, Outcome out) {
+        int completions = 0;
+        long now = System.nanoTime();
+        long nextDue = Long.MAX_VALUE;
+        for (int i = waits.size() - 1; i >= 0; i--) {
+            PendingWait w = waits.get(i);
+            boolean remove = w.isDone();
+            if (!remove && w.nextProbeNanos - now > 0) {
+                nextDue = Math.min(nextDue, w.nextProbeNanos);
+                continue;
+            }
+            if (!remove) {
+                try {
+                    if (w.waiter.isSignaled()) {
+                        w.signalled();
+                        source(w, sources).record(now - w.startNanos);
+                        completions++;
+                        remove = true;
+                    } else if (w.handOverTo != null && now - w.startNanos > w.handOverAfterNanos) {
+                        ProbePass.handOver(w);
+                        remove = true;
+                    } else {
+                        long next = nextProbe(w, source(w, sources), now, spinBudget);
+                        w.nextProbeNanos = next;
+                        if (cold != null && belongsCold(w, now, spinBudget)) {
+                            cold.add(w); // probed with the other cold waits from now on
+                            remove = true;
+                        } else {
+                            nextDue = Math.min(nextDue, next);
+                        }
+                    }
+                } catch (Throwable e) {
+                    w.failed(e);
+                    remove = true;
+                }
+            }
+            if (remove) {
+                int last = waits.size() - 1;
+                waits.set(i, waits.get(last));
+                waits.remove(last);
+            }
+        }
+        out.completions = completions;
+        out.nextDue = nextDue;
+    }
+
+    /**
+     * Past its hot window (or, unlearned, past the spin budget) by so much that its cold interval has reached
+     * {@link #MAX_COLD}: completion is not likely soon, the wait goes with the cold list.
+     */
+    static boolean belongsCold(PendingWait w, long now, long spinBudget) {
+        if (w.handOverTo != null) {
+            return false;
+        }
+        CompletionTimes t = w.probeTimes;
+        long age = now - w.startNanos;
+        long over;
+        if (t != null && t.learned()) {
+            if (age <= t.hotUntil()) {
+                return false;
+            }
+            over = age - t.hotUntil();
+        } else {
+            if (age < spinBudget) {
+                return false;
+            }
+            over = age;
+        }
+        return Long.highestOneBit(over >>> 2) >= MAX_COLD;
+    }
+
+    /**
+     * One pass over the cold list: every wait probed (completions and failures leave it, a wait whose source now
+     * says it is due soon goes back to {@code active}).
+     *
+     * @return completions
+     */
+    static int runCold(ArrayList<PendingWait> cold, ArrayList<PendingWait> active,
+                       Map<Class<?>, CompletionTimes> sources, long spinBudget) {
+        int completions = 0;
+        long now = System.nanoTime();
+        for (int i = cold.size() - 1; i >= 0; i--) {
+            PendingWait w = cold.get(i);
+            boolean remove = w.isDone();
+            if (!remove) {
+                try {
+                    if (w.waiter.isSignaled()) {
+                        w.signalled();
+                        source(w, sources).record(now - w.startNanos);
+                        completions++;
+                        remove = true;
+                    } else {
+                        long next = nextProbe(w, source(w, sources), now, spinBudget);
+                        if (!belongsCold(w, now, spinBudget)) {
+                            w.nextProbeNanos = next;
+                            active.add(w);
+                            remove = true;
+                        }
+                    }
+                } catch (Throwable e) {
+                    w.failed(e);
+                    remove = true;
+                }
+            }
+            if (remove) {
+                int last = cold.size() - 1;
+                cold.set(i, cold.get(last));
+                cold.remove(last);
+            }
+        }
+        return completions;
+    }
+
+    /** The cold list's next probe, after a pass over it that took {@code passNanos}. */
+    static long coldInterval(long passNanos) {
+        return Math.min(COLD_MAX_INTERVAL, Math.max(COLD_MIN_INTERVAL, (long) ((passNanos + WAKE_NANOS) / COLD_SHARE)));
+    }
+
+    private static CompletionTimes source(PendingWait w, Map<Class<?>, CompletionTimes> sources) {
+        CompletionTimes t = w.probeTimes;
+        if (t == null) {
+            t = sources.computeIfAbsent(w.waiter.getClass(), c -> new CompletionTimes());
+            w.probeTimes = t;
+        }
+        return t;
+    }
+
+    /** When to probe {@code w} next, having found it unsignalled at {@code now}. */
+    static long nextProbe(PendingWait w, CompletionTimes times, long now, long spinBudget) {
+        if (w.handOverTo != null) {
+            return now; // spin-then-callback: spun on for its budget
+        }
+        long age = now - w.startNanos;
+        if (times.learned()) {
+            long from = times.hotFrom();
+            if (age < from) {
+                return w.startNanos + from;
+            }
+            if (age <= times.hotUntil()) {
+                return now + hotInterval(from);
+            }
+            return coldNext(now, age - times.hotUntil());
+        }
+        if (age < spinBudget) {
+            return now;
+        }
+        return coldNext(now, age);
+    }
+
+    /** Inside the hot window: 1/64 of where it opens (power of two; 0 = every pass below ≈ 64 µs). */
+    static long hotInterval(long hotFrom) {
+        long i = Long.highestOneBit(hotFrom >>> 6);
+        return i < 1_000 ? 0 : i;
+    }
+
+    /** Overdue by {@code over}: the next multiple of a quarter of it (power of two, MIN_COLD … MAX_COLD; beyond
+     * that the wait joins the cold list). */
+    static long coldNext(long now, long over) {
+        long interval = Math.min(MAX_COLD, Math.max(MIN_COLD, Long.highestOneBit(Math.max(1, over >>> 2))));
+        return now - Math.floorMod(now, interval) + interval;
+    }
+}

@@ -1,0 +1,98 @@
+package io.gpusync.reactor;
+
+/**
+ * The learned completion-time distribution of one source of probe-only waits (today: one waiter class per poller
+ * thread), from which the pollers decide when probing a wait is worth it: its <em>hot window</em>, from a little
+ * before the 5th percentile of the ages at which this source's waits were seen signalled to a little after the
+ * 95th. Before the window a wait is not probed at all, inside it it is probed on every pass (the poller spins),
+ * after it (an overdue or idle wait) it is probed at intervals that grow with its age — see
+ * {@link SpinThenPoll}.
+ *
+ * <p>A log-linear histogram (four sub-buckets per power of two of nanoseconds: ≤ 25 % relative error), whose
+ * counts are halved every {@value #DECAY_AT} samples, so it follows a source whose kernels change length. A source
+ * is {@link #learned()} after {@value #LEARNED_AFTER} samples since it was made.
+ *
+ * <p><b>Threading.</b> Not thread-safe: each poller thread owns its sources. Never blocks; {@link #record} is O(1)
+ * but for the window's recomputation (O(buckets)) every {@value #RECOMPUTE_EVERY} samples.
+ */
+final class CompletionTimes {
+    static final int LEARNED_AFTER = 8;
+    static final int DECAY_AT = 512;
+    static final int RECOMPUTE_EVERY = 4;
+    private static final int BUCKETS = 64 * 4;
+
+    private final int[] counts = new int[BUCKETS];
+    private int total;
+    private int samples;
+    private long hotFrom = Long.MAX_VALUE;
+    private long hotUntil = Long.MIN_VALUE;
+
+    /** A wait of this source was seen signalled {@code ageNanos} after it started. */
+    void record(long ageNanos) {
+        counts[bucket(Math.max(1, ageNanos))]++;
+        total++;
+        samples++;
+        if (total >= DECAY_AT) {
+            total = 0;
+            for (int i = 0; i < BUCKETS; i++) {
+                counts[i] >>= 1;
+                total += counts[i];
+            }
+        }
+        if (samples >= LEARNED_AFTER && (samples % RECOMPUTE_EVERY == 0 || samples == LEARNED_AFTER)) {
+            recompute();
+        }
+    }
+
+    /** Whether enough completions were seen for {@link #hotFrom()} / {@link #hotUntil()} to mean something. */
+    boolean learned() {
+        return samples >= LEARNED_AFTER;
+    }
+
+    /** The age from which a wait of this source is likely to complete soon (3/4 of the 5th percentile). */
+    long hotFrom() {
+        return hotFrom;
+    }
+
+    /** The age past which a wait of this source is overdue (the 95th percentile's bucket end × 1.25 + 10 µs). */
+    long hotUntil() {
+        return hotUntil;
+    }
+
+    private void recompute() {
+        int lo = quantileBucket(0.05);
+        int hi = quantileBucket(0.95);
+        hotFrom = lowerBound(lo) / 4 * 3;
+        long end = lowerBound(hi + 1);
+        hotUntil = end + end / 4 + 10_000;
+    }
+
+    private int quantileBucket(double q) {
+        long rank = (long) Math.ceil(q * total);
+        long seen = 0;
+        for (int i = 0; i < BUCKETS; i++) {
+            seen += counts[i];
+            if (seen >= Math.max(1, rank)) {
+                return i;
+            }
+        }
+        return BUCKETS - 1;
+    }
+
+    /** Four sub-buckets per power of two. */
+    static int bucket(long nanos) {
+        int e = 63 - Long.numberOfLeadingZeros(nanos);
+        int sub = e >= 2 ? (int) ((nanos >>> (e - 2)) & 3) : 0;
+        return Math.min(BUCKETS - 1, e * 4 + sub);
+    }
+
+    /** The smallest value of bucket {@code b}. */
+    static long lowerBound(int b) {
+        int e = b / 4;
+        int sub = b % 4;
+        if (e >= 62) {
+            return Long.MAX_VALUE / 2;
+        }
+        return e >= 2 ? (long) (4 | sub) << (e - 2) : 1L << e;
+    }
+}

@@ -1,0 +1,148 @@
+package io.gpusync.reactor;
+
+import io.gpusync.cpu.CpuTimeline;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Operators;
+
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The adaptive probe scheduler's decisions, as functions of a wait's age and its source's learned completion times:
+ * a learned source's waits are left alone before their hot window, probed on (almost) every pass inside it, and
+ * probed ever more rarely once overdue, joining the cold list; an unlearned source's waits are spun on for the spin
+ * budget first; cold probes land on a shared grid; the cold list's interval keeps its share of a core bounded.
+ */
+class AdaptiveProbingTest {
+    private static final long SPIN = 50_000;
+    private final CpuTimeline timeline = new CpuTimeline();
+
+    /** A wait started now (its start is {@code startNanos}; the decisions below take the time as an argument). */
+    private PendingWait newWait() {
+        return new PendingWait((x, o) -> { }, timeline.at(1).waiter(), Duration.ofSeconds(1),
+                Operators.emptySubscriber(), null);
+    }
+
+    private static CompletionTimes learnedAround(long nanos, int samples) {
+        CompletionTimes t = new CompletionTimes();
+        for (int i = 0; i < samples; i++) {
+            t.record(nanos + (i % 5) * nanos / 50); // within ±10 %
+        }
+        return t;
+    }
+
+    @Test
+    void aSourceIsLearnedAfterAFewCompletionsAndItsHotWindowSurroundsThem() {
+        CompletionTimes t = new CompletionTimes();
+        for (int i = 0; i < CompletionTimes.LEARNED_AFTER - 1; i++) {
+            t.record(200_000);
+        }
+        assertThat(t.learned()).isFalse();
+        t.record(200_000);
+        assertThat(t.learned()).isTrue();
+        assertThat(t.hotFrom()).isLessThan(200_000).isGreaterThan(100_000);
+        assertThat(t.hotUntil()).isGreaterThan(200_000).isLessThan(400_000);
+    }
+
+    @Test
+    void theWindowFollowsASourceWhoseCompletionTimesChange() {
+        CompletionTimes t = learnedAround(200_000, 64);
+        for (int i = 0; i < 4 * CompletionTimes.DECAY_AT; i++) {
+            t.record(5_000_000);
+        }
+        assertThat(t.hotFrom()).isGreaterThan(2_000_000);
+        assertThat(t.hotUntil()).isGreaterThan(5_000_000);
+    }
+
+    @Test
+    void bucketsAreOrderedAndTheirBoundsWithinAQuarter() {
+        int last = -1;
+        for (long v = 1; v < 1L << 40; v = v * 5 / 4 + 1) {
+            int b = CompletionTimes.bucket(v);
+            assertThat(b).isGreaterThanOrEqualTo(last);
+            assertThat(CompletionTimes.lowerBound(b)).isLessThanOrEqualTo(v);
+            if (v >= 4) {
+                assertThat(CompletionTimes.lowerBound(b + 1)).isGreaterThan(v);
+                assertThat((double) v / CompletionTimes.lowerBound(b)).isLessThan(1.25 + 1e-9);
+            }
+            last = b;
+        }
+    }
+
+    @Test
+    void aLearnedSourcesWaitSleepsBeforeItsWindowIsProbedInsideItAndBacksOffAfter() {
+        CompletionTimes t = learnedAround(200_000, 32);
+        PendingWait w = newWait();
+        long start = w.startNanos;
+        long early = start + t.hotFrom() / 2;
+        assertThat(AdaptiveProbePass.nextProbe(w, t, early, SPIN)).as("before the window: at its start")
+                .isEqualTo(start + t.hotFrom());
+        long inside = start + (t.hotFrom() + t.hotUntil()) / 2;
+        assertThat(AdaptiveProbePass.nextProbe(w, t, inside, SPIN) - inside).as("inside: (almost) every pass")
+                .isLessThanOrEqualTo(AdaptiveProbePass.hotInterval(t.hotFrom())).isLessThan(10_000);
+        long late = start + t.hotUntil() + 400_000;
+        long lateNext = AdaptiveProbePass.nextProbe(w, t, late, SPIN);
+        long later = start + t.hotUntil() + 40_000_000;
+        long laterNext = AdaptiveProbePass.nextProbe(w, t, later, SPIN);
+        assertThat(lateNext - late).isPositive();
+        assertThat(laterNext - later).as("the longer overdue, the rarer").isGreaterThan(lateNext - late);
+        assertThat(AdaptiveProbePass.belongsCold(wWith(w, t), late, SPIN)).isFalse();
+        assertThat(AdaptiveProbePass.belongsCold(wWith(w, t), later, SPIN)).isTrue();
+    }
+
+    private static PendingWait wWith(PendingWait w, CompletionTimes t) {
+        w.probeTimes = t;
+        return w;
+    }
+
+    @Test
+    void aLongKernelsWindowIsPolledNotSpun() {
+        CompletionTimes t = learnedAround(10_000_000, 32); // 10 ms
+        long interval = AdaptiveProbePass.hotInterval(t.hotFrom());
+        assertThat(interval).isGreaterThan(50_000).isLessThan(t.hotFrom() / 32);
+        assertThat(AdaptiveProbePass.hotInterval(learnedAround(100_000, 32).hotFrom()))
+                .as("a 100 µs kernel: probed every µs or so, i.e. spun on").isLessThan(2_000);
+    }
+
+    @Test
+    void anUnlearnedSourcesWaitIsSpunOnForTheBudgetThenProbedMoreRarelyWithAge() {
+        CompletionTimes t = new CompletionTimes();
+        PendingWait w = newWait();
+        long start = w.startNanos;
+        assertThat(AdaptiveProbePass.nextProbe(w, t, start + SPIN / 2, SPIN)).isEqualTo(start + SPIN / 2);
+        long a = start + 2 * SPIN;
+        long b = start + 100 * SPIN;
+        assertThat(AdaptiveProbePass.nextProbe(w, t, a, SPIN) - a).isBetween(1L, AdaptiveProbePass.MIN_COLD);
+        assertThat(AdaptiveProbePass.nextProbe(w, t, b, SPIN) - b).isGreaterThan(AdaptiveProbePass.MIN_COLD);
+        assertThat(AdaptiveProbePass.belongsCold(w, a, SPIN)).isFalse();
+        assertThat(AdaptiveProbePass.belongsCold(w, start + 10_000_000, SPIN)).isTrue();
+    }
+
+    @Test
+    void aSpinThenCallbackWaitIsProbedOnEveryPassAndNeverCold() {
+        PendingWait w = newWait();
+        w.handOverTo = new CallbackStrategy(Runnable::run);
+        long now = System.nanoTime();
+        assertThat(AdaptiveProbePass.nextProbe(w, learnedAround(1_000_000, 32), now, SPIN)).isEqualTo(now);
+        assertThat(AdaptiveProbePass.belongsCold(w, now + 1_000_000_000L, SPIN)).isFalse();
+    }
+
+    @Test
+    void coldProbesOfSimilarAgesLandOnTheSameInstant() {
+        long now = 123_456_789L;
+        long x = AdaptiveProbePass.coldNext(now, 3_000_000);
+        long y = AdaptiveProbePass.coldNext(now + 1_000, 3_100_000);
+        assertThat(x).isEqualTo(y).isGreaterThan(now);
+    }
+
+    @Test
+    void theColdListsIntervalGrowsWithTheCostOfItsPassWithinItsBounds() {
+        assertThat(AdaptiveProbePass.coldInterval(0)).isBetween(AdaptiveProbePass.COLD_MIN_INTERVAL,
+                AdaptiveProbePass.COLD_MAX_INTERVAL);
+        assertThat(AdaptiveProbePass.coldInterval(40_000)).isGreaterThan(AdaptiveProbePass.coldInterval(0));
+        assertThat(AdaptiveProbePass.coldInterval(10_000_000)).isEqualTo(AdaptiveProbePass.COLD_MAX_INTERVAL);
+        double share = (40_000.0 + AdaptiveProbePass.WAKE_NANOS) / AdaptiveProbePass.coldInterval(40_000);
+        assertThat(share).isLessThanOrEqualTo(AdaptiveProbePass.COLD_SHARE + 1e-9);
+    }
+}
