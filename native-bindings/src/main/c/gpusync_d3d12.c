@@ -7,7 +7,7 @@
  * same Java code would call the vtables directly (the Windows FFM linker speaks that ABI); no shim there.
  *
  * Events. D3D12 reports a fence value reached through SetEventOnCompletion(value, HANDLE); vkd3d hands the HANDLE
- * to the instance's pfn_signal_event. The device made here has its own vkd3d instance whose pfn_signal_event is
+ * to the instance's pfn_signal_event. Devices made here share one vkd3d instance whose pfn_signal_event is
  * gs_signal_event: a HANDLE minted by gs_d3d12_event_from_eventfd is a (generation, slot) pair in a table, and
  * signalling it writes 1 to that slot's eventfd (nothing else: vkd3d calls it with the fence mutex held, on the
  * signalling thread or its fence worker). A forgotten slot (gs_d3d12_event_forget) makes a late signal a no-op, so
@@ -122,9 +122,35 @@ GS_EXPORT int gs_d3d12_abi_version(void) {
     return GS_ABI_VERSION;
 }
 
-/* A D3D12 device on a vkd3d instance of its own (whose events are gs handles) and one direct queue. */
+/*
+ * The vkd3d instance of every device made here, created on first use and kept for the life of the process (like a
+ * loaded driver): its pfn_signal_event is gs_signal_event. Fences of devices on any other instance (vkd3d-utils'
+ * D3D12CreateDevice, say) would hand gs handles to a callback that does not know them, so gs_d3d12_fence_is_ours
+ * lets callers refuse those.
+ */
+static struct vkd3d_instance *gs_instance;
+
+static HRESULT gs_get_instance(struct vkd3d_instance **out) {
+    HRESULT hr = S_OK;
+    pthread_mutex_lock(&gs_lock);
+    if (gs_instance == NULL) {
+        struct vkd3d_instance_create_info instance_info;
+        memset(&instance_info, 0, sizeof(instance_info));
+        instance_info.type = VKD3D_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
+        instance_info.pfn_signal_event = gs_signal_event;
+        instance_info.wchar_size = sizeof(WCHAR);
+        hr = vkd3d_create_instance(&instance_info, &gs_instance);
+        if (FAILED(hr)) {
+            gs_instance = NULL;
+        }
+    }
+    *out = gs_instance;
+    pthread_mutex_unlock(&gs_lock);
+    return hr;
+}
+
+/* A D3D12 device on the shim's vkd3d instance (whose events are gs handles) and one direct queue. */
 GS_EXPORT HRESULT gs_d3d12_create_device(void **device_out, void **queue_out) {
-    struct vkd3d_instance_create_info instance_info;
     struct vkd3d_device_create_info device_info;
     struct vkd3d_instance *instance = NULL;
     ID3D12Device *device = NULL;
@@ -137,11 +163,7 @@ GS_EXPORT HRESULT gs_d3d12_create_device(void **device_out, void **queue_out) {
     }
     *device_out = NULL;
     *queue_out = NULL;
-    memset(&instance_info, 0, sizeof(instance_info));
-    instance_info.type = VKD3D_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
-    instance_info.pfn_signal_event = gs_signal_event;
-    instance_info.wchar_size = sizeof(WCHAR);
-    if (FAILED(hr = vkd3d_create_instance(&instance_info, &instance))) {
+    if (FAILED(hr = gs_get_instance(&instance))) {
         return hr;
     }
     memset(&device_info, 0, sizeof(device_info));
@@ -149,7 +171,6 @@ GS_EXPORT HRESULT gs_d3d12_create_device(void **device_out, void **queue_out) {
     device_info.minimum_feature_level = D3D_FEATURE_LEVEL_11_0;
     device_info.instance = instance;
     hr = vkd3d_create_device(&device_info, &IID_ID3D12Device, (void **)&device);
-    vkd3d_instance_decref(instance); /* the device holds its own reference */
     if (FAILED(hr)) {
         return hr;
     }
@@ -217,6 +238,25 @@ GS_EXPORT HRESULT gs_d3d12_fence_device_removed_reason(void *fence) {
     return hr;
 }
 
+/* 1 if the fence's device was made by gs_d3d12_create_device (its events can write eventfds), 0 if not, or a
+ * failed HRESULT. */
+GS_EXPORT HRESULT gs_d3d12_fence_is_ours(void *fence) {
+    ID3D12Device *device = NULL;
+    HRESULT hr;
+    if (fence == NULL) {
+        return E_POINTER;
+    }
+    if (FAILED(hr = ID3D12Fence_GetDevice((ID3D12Fence *)fence, &IID_ID3D12Device, (void **)&device))) {
+        return hr;
+    }
+    pthread_mutex_lock(&gs_lock);
+    struct vkd3d_instance *ours = gs_instance;
+    pthread_mutex_unlock(&gs_lock);
+    hr = ours != NULL && vkd3d_instance_from_device(device) == ours ? 1 : 0;
+    ID3D12Device_Release(device);
+    return hr;
+}
+
 GS_EXPORT uint32_t gs_d3d12_add_ref(void *unknown) {
     return IUnknown_AddRef((IUnknown *)unknown);
 }
@@ -278,4 +318,14 @@ GS_EXPORT uint32_t gs_d3d12_utils_event_wait_forever(void *event) {
         return 0xffffffffu; /* WAIT_FAILED */
     }
     return vkd3d_wait_event(e, VKD3D_INFINITE);
+}
+
+/* A device made by vkd3d-utils' D3D12CreateDevice, as a program using vkd3d directly has one: its events are
+ * vkd3d-utils events, so gs_d3d12_fence_is_ours says 0 for its fences (what gpusync's tests check). */
+GS_EXPORT HRESULT gs_d3d12_utils_create_device(void **device_out) {
+    if (device_out == NULL) {
+        return E_POINTER;
+    }
+    *device_out = NULL;
+    return D3D12CreateDevice(NULL, D3D_FEATURE_LEVEL_11_0, &IID_ID3D12Device, device_out);
 }

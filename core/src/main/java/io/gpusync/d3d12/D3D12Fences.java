@@ -23,7 +23,8 @@ import java.util.Objects;
  * {@code libgpusync_d3d12.so}, which {@code gpusync-native-bindings} carries when it was built with a C compiler
  * and {@code libvkd3d-dev}. The fence must come from a device created through that shim
  * ({@link D3D12Producers.D3D12Device}): a vkd3d device made elsewhere signals events through its own instance's
- * callback, which cannot write gpusync's eventfds. Elsewhere every method throws
+ * callback, which cannot write gpusync's eventfds, so its fences are refused with
+ * {@link SyncInvalidArgumentException}. Off Linux x86-64, or without the shim, every method throws
  * {@link io.gpusync.SyncNotSupportedException} saying why.
  *
  * <p>Thread-safe; nothing here blocks.
@@ -38,11 +39,14 @@ public final class D3D12Fences {
      * @param fence an {@code ID3D12Fence*}
      * @param value the value to wait for (unsigned); not {@code UINT64_MAX}
      * @throws io.gpusync.SyncNotSupportedException where D3D12 is not available (the message says why)
-     * @throws SyncInvalidArgumentException         for a NULL fence or {@code UINT64_MAX}
+     * @throws SyncInvalidArgumentException         for a NULL fence, a fence of a device gpusync did not create, or
+     *                                              {@code UINT64_MAX}
      */
     public static SyncPoint.D3D12 borrow(MemorySegment fence, long value) {
         D3d12Native d3d12 = D3d12Native.platform();
-        return point(Fence.borrowed(d3d12, requireFence(fence)), value);
+        MemorySegment f = requireFence(d3d12, fence);
+        requireValue(f, value);
+        return point(Fence.borrowed(d3d12, f), value);
     }
 
     /**
@@ -52,11 +56,12 @@ public final class D3D12Fences {
      * @param fence an {@code ID3D12Fence*} whose reference the caller hands over
      * @param value the value to wait for (unsigned); not {@code UINT64_MAX}
      * @throws io.gpusync.SyncNotSupportedException where D3D12 is not available (the message says why)
-     * @throws SyncInvalidArgumentException         for a NULL fence or {@code UINT64_MAX}
+     * @throws SyncInvalidArgumentException         for a NULL fence, a fence of a device gpusync did not create, or
+     *                                              {@code UINT64_MAX}
      */
     public static SyncPoint.D3D12 adopt(MemorySegment fence, long value) {
         D3d12Native d3d12 = D3d12Native.platform();
-        MemorySegment f = requireFence(fence);
+        MemorySegment f = requireFence(d3d12, fence);
         requireValue(f, value);
         return point(Fence.adopted(d3d12, f), value);
     }
@@ -65,12 +70,23 @@ public final class D3D12Fences {
         return new SyncPoint.D3D12(fence.fence, value, new D3D12FenceWaiter(fence, value));
     }
 
-    private static MemorySegment requireFence(MemorySegment fence) {
+    private static MemorySegment requireFence(D3d12Native d3d12, MemorySegment fence) {
         Objects.requireNonNull(fence, "fence");
         if (fence.address() == 0) {
             throw new SyncInvalidArgumentException(BackendKind.D3D12, "the fence is NULL");
         }
-        return MemorySegment.ofAddress(fence.address());
+        MemorySegment f = MemorySegment.ofAddress(fence.address());
+        int ours = d3d12.fenceIsOurs(f);
+        if (Hresults.failed(ours)) {
+            throw Hresults.failure(ours, "ID3D12Fence::GetDevice");
+        }
+        if (ours == 0) {
+            throw new SyncInvalidArgumentException(BackendKind.D3D12, "ID3D12Fence " + Fence.hex(f.address())
+                    + " belongs to a device gpusync did not create (vkd3d-utils' D3D12CreateDevice, or a vkd3d instance"
+                    + " of your own): its events go to that instance's callback, which cannot wake gpusync's waits."
+                    + " Create the device with D3D12Producers.D3D12Device.open()");
+        }
+        return f;
     }
 
     private static void requireValue(MemorySegment fence, long value) {

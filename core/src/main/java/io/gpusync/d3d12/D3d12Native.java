@@ -40,6 +40,12 @@ interface D3d12Native {
     /** {@code ID3D12Device::GetDeviceRemovedReason} of the fence's device ({@code S_OK} while alive). */
     int deviceRemovedReason(MemorySegment fence);
 
+    /**
+     * 1 if the fence's device was made by {@link #createDevice} (its events reach gpusync's eventfds), 0 if it was
+     * made elsewhere, or a failed {@code HRESULT}.
+     */
+    int fenceIsOurs(MemorySegment fence);
+
     /** {@code IUnknown::AddRef}; the new count. */
     int addRef(MemorySegment unknown);
 

@@ -64,6 +64,11 @@ final class VkD3dShimNative implements D3d12Native {
     }
 
     @Override
+    public int fenceIsOurs(MemorySegment fence) {
+        return D3d12Shim.fenceIsOurs(fence);
+    }
+
+    @Override
     public int addRef(MemorySegment unknown) {
         return D3d12Shim.addRef(unknown);
     }

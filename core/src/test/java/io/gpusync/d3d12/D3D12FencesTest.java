@@ -14,7 +14,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.gpusync.bindings.d3d12.D3d12Shim;
+
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -167,6 +171,27 @@ class D3D12FencesTest {
         assertThatThrownBy(() -> point.withValue(-1L)).isInstanceOf(SyncInvalidArgumentException.class);
         point.waiter().close();
         device.releaseFence(fence);
+    }
+
+    @Test
+    void aFenceOfADeviceGpusyncDidNotCreateIsRefusedNotCrashed() {
+        // vkd3d-utils' D3D12CreateDevice: a real device whose events are vkd3d-utils events, not gpusync's eventfds
+        D3d12Native d3d12 = D3d12Native.platform();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment deviceOut = arena.allocate(ValueLayout.ADDRESS);
+            assertThat(D3d12Shim.utilsCreateDevice(deviceOut)).isZero();
+            MemorySegment foreignDevice = deviceOut.get(ValueLayout.ADDRESS, 0);
+            MemorySegment fenceOut = arena.allocate(ValueLayout.ADDRESS);
+            assertThat(d3d12.createFence(foreignDevice, 0, fenceOut)).isZero();
+            MemorySegment foreignFence = fenceOut.get(ValueLayout.ADDRESS, 0);
+            assertThatThrownBy(() -> D3D12Fences.borrow(foreignFence, 1))
+                    .isInstanceOf(SyncInvalidArgumentException.class)
+                    .hasMessageContaining("did not create").hasMessageContaining("D3D12Device.open()");
+            assertThatThrownBy(() -> D3D12Fences.adopt(foreignFence, 1)).isInstanceOf(SyncInvalidArgumentException.class);
+            assertThat(Vkd3d.refCount(foreignFence)).as("a refused adopt leaves the reference to the caller").isEqualTo(1);
+            d3d12.release(foreignFence);
+            d3d12.release(foreignDevice);
+        }
     }
 
     @Test

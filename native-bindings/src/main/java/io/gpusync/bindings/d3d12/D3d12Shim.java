@@ -17,7 +17,7 @@ import java.nio.file.StandardCopyOption;
 /**
  * Hand-written FFM downcalls to gpusync's D3D12 shim, {@code libgpusync_d3d12.so} (source
  * {@code native-bindings/src/main/c/gpusync_d3d12.c}, built by {@code build-shim.sh} during this module's Maven
- * build). They are hand-written, not jextract output, because the shim is gpusync's own 14-function header-less
+ * build). They are hand-written, not jextract output, because the shim is gpusync's own small header-less
  * library and no jextract is installed where it was added; they follow the generated bindings' conventions
  * (pointers are {@link MemorySegment}s, {@code uint64_t} is {@code long}, {@code HRESULT} is {@code int}).
  *
@@ -64,6 +64,8 @@ public final class D3d12Shim {
         static final MethodHandle SET_EVENT_ON_COMPLETION;
         static final MethodHandle QUEUE_SIGNAL;
         static final MethodHandle DEVICE_REMOVED_REASON;
+        static final MethodHandle FENCE_IS_OURS;
+        static final MethodHandle UTILS_CREATE_DEVICE;
         static final MethodHandle ADD_REF;
         static final MethodHandle RELEASE;
         static final MethodHandle EVENT_FROM_EVENTFD;
@@ -103,6 +105,8 @@ public final class D3d12Shim {
             QUEUE_SIGNAL = ok ? downcall(lookup, "gs_d3d12_queue_signal", FunctionDescriptor.of(I, A, A, J)) : null;
             DEVICE_REMOVED_REASON = ok ? downcall(lookup, "gs_d3d12_fence_device_removed_reason",
                     FunctionDescriptor.of(I, A)) : null;
+            UTILS_CREATE_DEVICE = ok ? downcall(lookup, "gs_d3d12_utils_create_device", FunctionDescriptor.of(I, A)) : null;
+            FENCE_IS_OURS = ok ? downcall(lookup, "gs_d3d12_fence_is_ours", FunctionDescriptor.of(I, A)) : null;
             ADD_REF = ok ? downcall(lookup, "gs_d3d12_add_ref", FunctionDescriptor.of(I, A)) : null;
             RELEASE = ok ? downcall(lookup, "gs_d3d12_release", FunctionDescriptor.of(I, A)) : null;
             EVENT_FROM_EVENTFD = ok ? downcall(lookup, "gs_d3d12_event_from_eventfd", FunctionDescriptor.of(A, I)) : null;
@@ -231,6 +235,35 @@ public final class D3d12Shim {
         requireAvailable();
         try {
             return (int) Holder.DEVICE_REMOVED_REASON.invokeExact(fence);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code HRESULT gs_d3d12_fence_is_ours(ID3D12Fence*)}: 1 if the fence's device was made by {@link #createDevice}
+     * (on the shim's vkd3d instance, whose events write eventfds), 0 if it was made elsewhere (vkd3d-utils'
+     * {@code D3D12CreateDevice}: events of the shim would reach a callback that does not know them), or a failed
+     * {@code HRESULT}.
+     */
+    public static int fenceIsOurs(MemorySegment fence) {
+        requireAvailable();
+        try {
+            return (int) Holder.FENCE_IS_OURS.invokeExact(fence);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@code HRESULT gs_d3d12_utils_create_device(ID3D12Device **out)}: a device made by vkd3d-utils'
+     * {@code D3D12CreateDevice}, as a program using vkd3d directly has one (its fences are not
+     * {@linkplain #fenceIsOurs ours}).
+     */
+    public static int utilsCreateDevice(MemorySegment deviceOut) {
+        requireAvailable();
+        try {
+            return (int) Holder.UTILS_CREATE_DEVICE.invokeExact(deviceOut);
         } catch (Throwable t) {
             throw rethrow(t);
         }
