@@ -1,6 +1,7 @@
 package io.gpusync.d3d12;
 
 import io.gpusync.BackendKind;
+import io.gpusync.SyncCancelledException;
 import io.gpusync.SyncException;
 import io.gpusync.SyncInvalidArgumentException;
 import io.gpusync.SyncTimeoutException;
@@ -11,6 +12,7 @@ import io.gpusync.spi.CheapProbe;
 import io.gpusync.spi.NativeAnchor;
 import io.gpusync.spi.ReadableFdWaiter;
 import io.gpusync.spi.Timeouts;
+import io.gpusync.spi.WaitLoop;
 
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -75,6 +77,8 @@ final class D3D12FenceWaiter implements CheapProbe, ReadableFdWaiter, BlockingWa
             c.claim.run(() -> {
                 try {
                     c.fdWaiter.await(timeout);
+                } catch (SyncCancelledException interrupted) { // say what was waited on (the flag stays set)
+                    throw WaitLoop.cancelled(this);
                 } catch (SyncTimeoutException e) {
                     if (!probe()) { // the fd is the only truth for a wait; a probe costs nothing
                         throw timedOut(timeout);
@@ -183,7 +187,7 @@ final class D3D12FenceWaiter implements CheapProbe, ReadableFdWaiter, BlockingWa
 
     @Override
     public String toString() {
-        return "D3D12FenceWaiter[" + describe() + (fence.anchor.isOwned() ? ", adopted" : ", borrowed") + "]";
+        return "D3D12FenceWaiter[" + describe() + (fence.anchor.isOwned() ? ", released by gpusync" : ", released by the caller") + "]";
     }
 
     /**

@@ -46,7 +46,7 @@ public final class D3D12Fences {
         D3d12Native d3d12 = D3d12Native.platform();
         MemorySegment f = requireFence(d3d12, fence);
         requireValue(f, value);
-        return point(Fence.borrowed(d3d12, f), value);
+        return point(Fence.borrow(d3d12, f), value);
     }
 
     /**
@@ -63,7 +63,7 @@ public final class D3D12Fences {
         D3d12Native d3d12 = D3d12Native.platform();
         MemorySegment f = requireFence(d3d12, fence);
         requireValue(f, value);
-        return point(Fence.adopted(d3d12, f), value);
+        return point(Fence.adopt(d3d12, f), value);
     }
 
     static SyncPoint.D3D12 point(Fence fence, long value) {

@@ -10,7 +10,8 @@ import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Producers of D3D12 fences for tests, benchmarks and demos: {@link D3D12Device}.
+ * Producers of D3D12 fences for tests, benchmarks and demos: {@link D3D12Device}. A holder, with no state; see the
+ * nested class for threading (thread-safe), blocking (none: signals are submitted, never awaited) and lifetime.
  */
 public final class D3D12Producers {
     private D3D12Producers() {
@@ -61,7 +62,7 @@ public final class D3D12Producers {
 
         /**
          * A new fence at {@code initialValue}; the caller owns its reference: hand it to
-         * {@link D3D12Fences#adopt}, or keep it and {@link #releaseFence} it after its borrowed points are done.
+         * {@link D3D12Fences#adopt}, or keep it and {@link #releaseFence} it once the points borrowing it are done.
          */
         public MemorySegment createFence(long initialValue) {
             requireOpen();

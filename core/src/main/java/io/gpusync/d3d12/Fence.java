@@ -7,8 +7,8 @@ import io.gpusync.spi.NativeAnchor;
 import java.lang.foreign.MemorySegment;
 
 /**
- * One {@code ID3D12Fence*} as the backend sees it: the seam that calls it, the anchor that releases it (adopted) or
- * not (borrowed), and the probe shared by every waiter on it. Immutable, thread-safe.
+ * One {@code ID3D12Fence*} as the backend sees it: the seam that calls it, the anchor that releases it (after
+ * {@code adopt}) or never does (after {@code borrow}), and the probe shared by every waiter on it. Immutable, thread-safe.
  */
 final class Fence {
     /** D3D12's completed value once the device is removed ({@code UINT64_MAX}). */
@@ -25,14 +25,14 @@ final class Fence {
     }
 
     /** A fence whose one reference gpusync releases once no waiter needs it. */
-    static Fence adopted(D3d12Native d3d12, MemorySegment fence) {
+    static Fence adopt(D3d12Native d3d12, MemorySegment fence) {
         long address = fence.address();
         return new Fence(d3d12, fence, NativeAnchor.owned("ID3D12Fence " + hex(address),
                 () -> d3d12.release(MemorySegment.ofAddress(address))));
     }
 
     /** A fence the caller releases; gpusync never does. */
-    static Fence borrowed(D3d12Native d3d12, MemorySegment fence) {
+    static Fence borrow(D3d12Native d3d12, MemorySegment fence) {
         return new Fence(d3d12, fence, NativeAnchor.borrowed("ID3D12Fence " + hex(fence.address())));
     }
 
@@ -56,6 +56,6 @@ final class Fence {
 
     @Override
     public String toString() {
-        return "ID3D12Fence " + hex(fence.address()) + (anchor.isOwned() ? " (adopted)" : " (borrowed)");
+        return "ID3D12Fence " + hex(fence.address()) + (anchor.isOwned() ? " (released by gpusync)" : " (released by the caller)");
     }
 }
