@@ -11,6 +11,7 @@ module io.gpusync.core {
     exports io.gpusync.opencl;
     exports io.gpusync.vulkan;
     exports io.gpusync.d3d11;
+    exports io.gpusync.d3d12;
     exports io.gpusync.metal;
     exports io.gpusync.wgpu;
 }

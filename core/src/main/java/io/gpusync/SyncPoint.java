@@ -100,7 +100,10 @@ public sealed interface SyncPoint {
         }
     }
 
-    /** A D3D12 fence ({@code ID3D12Fence*}) at {@code value}. */
+    /**
+     * A D3D12 fence ({@code ID3D12Fence*}) reaching {@code value} (unsigned); minted by
+     * {@link io.gpusync.d3d12.D3D12Fences} ({@code borrow}/{@code adopt}).
+     */
     record D3D12(MemorySegment fence, long value, SyncWaiter waiter) implements SyncPoint {
         public D3D12 {
             handle(fence, "fence");

@@ -10,7 +10,9 @@ public interface ReadableFdWaiter extends SyncWaiter {
 
     /**
      * Holds the primitive alive and returns its fd. The fd becomes readable ({@code POLLIN}) when the point
-     * is signalled and stays readable. The fd belongs to the waiter: never read, write or close it; close
+     * is signalled and stays readable. Where readability may also mean a failure (a D3D12 fence's eventfd is
+     * written when its device is removed), the waiter is a {@link CheapProbe} whose {@link #isSignaled()} throws
+     * that failure: engines probe such a waiter once the fd is readable. The fd belongs to the waiter: never read, write or close it; close
      * the lease when done watching it.
      *
      * @throws IllegalStateException if this waiter is closed

@@ -6,6 +6,7 @@ import io.gpusync.SyncBackendException;
 import io.gpusync.SyncCancelledException;
 import io.gpusync.SyncException;
 import io.gpusync.SyncWaiter;
+import io.gpusync.spi.CheapProbe;
 import io.gpusync.spi.ReadableFdWaiter;
 import io.netty.channel.IoEventLoop;
 import io.netty.channel.IoEventLoopGroup;
@@ -24,7 +25,8 @@ import java.util.concurrent.RejectedExecutionException;
  * to the same loop ({@code fd mod loops}), and all waits on one fd on one loop — from every engine built on
  * that loop — share one {@link FdWatch}: Netty allows one registration per fd per loop.
  *
- * <p>A wait ends when its fd is readable (completed), reports an error condition or hang-up without being
+ * <p>A wait ends when its fd is readable (completed; for a {@link CheapProbe} waiter after one probe, whose error —
+ * a D3D12 device removal, say — fails the wait instead), reports an error condition or hang-up without being
  * readable (failed at once with a {@link ErrorKind#FATAL} {@link SyncException}: the waiter's own error if
  * its probe has one), or when the loop shuts down ({@link SyncCancelledException}). Each watched fd costs one
  * more fd while watched (the watch's own duplicate), so that a user may close a borrowed fd as soon as its
@@ -151,6 +153,17 @@ final class EpollFdWatcher implements WaitStrategy {
 
         @Override
         public void readable() {
+            if (wait.waiter instanceof CheapProbe) {
+                // readable says "reached or failed" for some fds (a D3D12 fence's eventfd is also written when the
+                // device is removed and every fence jumps to UINT64_MAX): the probe, a few ns on the loop, turns a
+                // failure into the waiter's own error instead of a completion
+                try {
+                    wait.waiter.isSignaled();
+                } catch (Throwable t) {
+                    wait.failed(t);
+                    return;
+                }
+            }
             wait.signalled();
         }
 

@@ -10,6 +10,9 @@ import io.gpusync.VulkanSemaphoreKind;
 import io.gpusync.cuda.CudaExternalSemaphore;
 import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
 import io.gpusync.vulkan.VulkanProducers.ExportingVulkanDevice;
+import io.gpusync.bindings.d3d12.D3d12Shim;
+import io.gpusync.d3d12.D3D12Fences;
+import io.gpusync.d3d12.D3D12Producers;
 import io.gpusync.linux.EventFd;
 import io.gpusync.opencl.OpenClProducers.OpenClContext;
 import io.gpusync.opencl.OpenClProducers.OpenClUserEvent;
@@ -17,6 +20,7 @@ import io.gpusync.reactor.GpuSync;
 import io.gpusync.reactor.SyncEngine;
 import io.gpusync.vulkan.VulkanProducers.VulkanContext;
 
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,7 +36,8 @@ import java.util.function.Supplier;
 /**
  * Wake latency per backend — signal → the waiter knows — through {@code GpuSync.await} next to a raw
  * platform thread blocked in the same native wait ({@code SyncWaiter.await(FOREVER)}: vkWaitSemaphores,
- * clWaitForEvents, eglClientWaitSync, poll, a parked thread). Issue 4's table.
+ * clWaitForEvents, eglClientWaitSync, poll, a parked thread; for D3D12 {@code vkd3d_wait_event}). Issue 4's table.
+ * {@code -Dwake.only=D3D12,eventfd} measures only the rows whose name contains one of the texts.
  *
  * <pre>
  * java --enable-native-access=ALL-UNNAMED -cp <the benchmarks class path> io.gpusync.benchmarks.backends.BackendWakeLatency 300 wake.md   (JDK 25; or, on the H200:)
@@ -50,8 +55,14 @@ public final class BackendWakeLatency {
     private BackendWakeLatency() {
     }
 
-    /** A fresh unsignalled point and the action that signals it. */
-    record Trial(SyncPoint point, Runnable signal, Runnable cleanup) {
+    /**
+     * A fresh unsignalled point and the action that signals it; {@code rawWait}, when not null, is the raw thread's
+     * native blocking wait (else it blocks in {@code point.await(FOREVER)}).
+     */
+    record Trial(SyncPoint point, Runnable signal, Runnable cleanup, Runnable rawWait) {
+        Trial(SyncPoint point, Runnable signal, Runnable cleanup) {
+            this(point, signal, cleanup, null);
+        }
     }
 
     record Subject(String name, Supplier<Trial> trials, AutoCloseable resource) {
@@ -70,6 +81,19 @@ public final class BackendWakeLatency {
         tryAdd(subjects, missing, "EGL", BackendWakeLatency::egl);
         tryAdd(subjects, missing, "OpenGL semaphore", BackendWakeLatency::glSemaphore);
         tryAdd(subjects, missing, "CUDA external semaphore", BackendWakeLatency::cudaExternalSemaphore);
+        tryAdd(subjects, missing, "D3D12 (vkd3d)", BackendWakeLatency::d3d12);
+        String only = System.getProperty("wake.only"); // -Dwake.only=D3D12,eventfd: rows whose name has one of them
+        if (only != null && !only.isBlank()) {
+            List<String> wanted = List.of(only.split(","));
+            for (var it = subjects.iterator(); it.hasNext(); ) {
+                Subject s = it.next();
+                if (wanted.stream().noneMatch(s.name::contains)) {
+                    s.resource.close();
+                    it.remove();
+                }
+            }
+            missing.removeIf(m -> wanted.stream().noneMatch(m::contains));
+        }
 
         StringBuilder md = new StringBuilder();
         md.append("Wake latency, signal → waiter sees it; ").append(iterations).append(" iterations each; ")
@@ -142,7 +166,12 @@ public final class BackendWakeLatency {
                     if (job.length == 0) {
                         return;
                     }
-                    ((SyncPoint) job[0]).await(SyncPoint.FOREVER);
+                    Trial trial = (Trial) job[0];
+                    if (trial.rawWait != null) {
+                        trial.rawWait.run();
+                    } else {
+                        trial.point.await(SyncPoint.FOREVER);
+                    }
                     ((AtomicLong) job[1]).set(System.nanoTime());
                     ((CountDownLatch) job[2]).countDown();
                 } catch (InterruptedException e) {
@@ -163,7 +192,7 @@ public final class BackendWakeLatency {
     private static long rawThread(Trial t) throws InterruptedException {
         AtomicLong seen = new AtomicLong();
         CountDownLatch done = new CountDownLatch(1);
-        RAW.work.put(new Object[] {t.point, seen, done});
+        RAW.work.put(new Object[] {t, seen, done});
         settle();
         long t0 = System.nanoTime();
         t.signal.run();
@@ -354,5 +383,46 @@ public final class BackendWakeLatency {
                     queue.close();
                 });
         return List.of(h);
+    }
+
+    /**
+     * D3D12 fences through vkd3d (lavapipe here, NVIDIA's Vulkan on the H200): a host {@code ID3D12Fence::Signal} and
+     * a queue {@code ID3D12CommandQueue::Signal}. The raw thread blocks where a D3D12 program on vkd3d would: in
+     * {@code vkd3d_wait_event(event, INFINITE)} on a vkd3d-utils event registered with {@code SetEventOnCompletion};
+     * GpuSync watches the point's eventfd on its epoll loop.
+     */
+    private static List<Subject> d3d12() {
+        D3D12Producers.D3D12Device device = D3D12Producers.D3D12Device.open();
+        MemorySegment hostFence = device.createFence(0);
+        MemorySegment queueFence = device.createFence(0);
+        SyncPoint.D3D12 host = D3D12Fences.adopt(hostFence, 0);
+        SyncPoint.D3D12 queue = D3D12Fences.adopt(queueFence, 0);
+        long[] v = {0, 0};
+        Subject h = new Subject("D3D12 fence · ID3D12Fence::Signal (vkd3d)", () -> {
+            long value = ++v[0];
+            return d3d12Trial(host.withValue(value), hostFence, value, () -> device.signal(hostFence, value));
+        }, () -> host.waiter().close());
+        Subject q = new Subject("D3D12 fence · ID3D12CommandQueue::Signal (vkd3d)", () -> {
+            long value = ++v[1];
+            return d3d12Trial(queue.withValue(value), queueFence, value, () -> device.queueSignal(queueFence, value));
+        }, () -> {
+            queue.waiter().close();
+            device.close();
+        });
+        return List.of(h, q);
+    }
+
+    private static Trial d3d12Trial(SyncPoint point, MemorySegment fence, long value, Runnable signal) {
+        MemorySegment event = D3d12Shim.utilsEventCreate();
+        return new Trial(point, signal, () -> {
+            point.waiter().close();
+            D3d12Shim.eventForget(event);
+        }, () -> {
+            int hr = D3d12Shim.fenceSetEventOnCompletion(fence, value, event);
+            if (hr < 0) {
+                throw new IllegalStateException("SetEventOnCompletion: 0x" + Integer.toHexString(hr));
+            }
+            D3d12Shim.utilsEventWaitForever(event);
+        });
     }
 }

@@ -1,0 +1,131 @@
+package io.gpusync.d3d12;
+
+import io.gpusync.BackendKind;
+import io.gpusync.SyncInvalidArgumentException;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Producers of D3D12 fences for tests, benchmarks and demos: {@link D3D12Device}. A holder, with no state; see the
+ * nested class for threading (thread-safe), blocking (none: signals are submitted, never awaited) and lifetime.
+ */
+public final class D3D12Producers {
+    private D3D12Producers() {
+    }
+
+    /**
+     * A D3D12 device (through vkd3d, on whatever Vulkan driver the loader picks: lavapipe on the CPU, NVIDIA's on a
+     * GPU) with one direct command queue; it creates fences and signals them from the CPU ({@code ID3D12Fence::Signal})
+     * or from the queue ({@code ID3D12CommandQueue::Signal}, after the queue's prior work).
+     *
+     * <p>Thread-safe; no method blocks for long (a queue signal is submitted, not awaited). {@link #close()} releases
+     * the queue and this object's device reference (idempotent); fences made here hold their own device reference,
+     * so points on them stay valid after it, though a queue signal needs the open device.
+     */
+    public static final class D3D12Device implements AutoCloseable {
+        private final D3d12Native d3d12;
+        private final MemorySegment device;
+        private final MemorySegment queue;
+        private final AtomicBoolean closed = new AtomicBoolean();
+
+        private D3D12Device(D3d12Native d3d12, MemorySegment device, MemorySegment queue) {
+            this.d3d12 = d3d12;
+            this.device = device;
+            this.queue = queue;
+        }
+
+        /**
+         * Creates the device and its queue.
+         *
+         * @throws io.gpusync.SyncNotSupportedException where D3D12 is not available (the message says why)
+         * @throws io.gpusync.SyncException             if vkd3d cannot create a device (no Vulkan driver, …), with
+         *                                              the {@code HRESULT}
+         */
+        public static D3D12Device open() {
+            D3d12Native d3d12 = D3d12Native.platform();
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment deviceOut = arena.allocate(ValueLayout.ADDRESS);
+                MemorySegment queueOut = arena.allocate(ValueLayout.ADDRESS);
+                int hr = d3d12.createDevice(deviceOut, queueOut);
+                if (Hresults.failed(hr)) {
+                    throw D3d12Native.unsupported("vkd3d cannot create a D3D12 device (is a Vulkan driver installed?): "
+                            + Hresults.name(hr) + " = 0x" + Integer.toHexString(hr));
+                }
+                return new D3D12Device(d3d12, MemorySegment.ofAddress(deviceOut.get(ValueLayout.ADDRESS, 0).address()),
+                        MemorySegment.ofAddress(queueOut.get(ValueLayout.ADDRESS, 0).address()));
+            }
+        }
+
+        /**
+         * A new fence at {@code initialValue}; the caller owns its reference: hand it to
+         * {@link D3D12Fences#adopt}, or keep it and {@link #releaseFence} it once the points borrowing it are done.
+         */
+        public MemorySegment createFence(long initialValue) {
+            requireOpen();
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment out = arena.allocate(ValueLayout.ADDRESS);
+                Hresults.check(d3d12.createFence(device, initialValue, out), "ID3D12Device::CreateFence");
+                return MemorySegment.ofAddress(out.get(ValueLayout.ADDRESS, 0).address());
+            }
+        }
+
+        /** {@code ID3D12Fence::Signal(value)}: sets the fence's value from the CPU now. */
+        public void signal(MemorySegment fence, long value) {
+            Hresults.check(d3d12.signal(requireFence(fence), value),
+                    "ID3D12Fence::Signal(" + Long.toUnsignedString(value) + ")");
+        }
+
+        /** {@code ID3D12CommandQueue::Signal(fence, value)}: the queue sets the value once its prior work is done. */
+        public void queueSignal(MemorySegment fence, long value) {
+            requireOpen();
+            Hresults.check(d3d12.queueSignal(queue, requireFence(fence), value),
+                    "ID3D12CommandQueue::Signal(" + Long.toUnsignedString(value) + ")");
+        }
+
+        /** Releases one reference of a fence made by {@link #createFence} that was not adopted. */
+        public void releaseFence(MemorySegment fence) {
+            d3d12.release(requireFence(fence));
+        }
+
+        /** The {@code ID3D12Device*} (valid until {@link #close()}). */
+        public MemorySegment device() {
+            return device;
+        }
+
+        /** The direct {@code ID3D12CommandQueue*} (valid until {@link #close()}). */
+        public MemorySegment queue() {
+            return queue;
+        }
+
+        private void requireOpen() {
+            if (closed.get()) {
+                throw new IllegalStateException(this + " is closed");
+            }
+        }
+
+        private static MemorySegment requireFence(MemorySegment fence) {
+            Objects.requireNonNull(fence, "fence");
+            if (fence.address() == 0) {
+                throw new SyncInvalidArgumentException(BackendKind.D3D12, "the fence is NULL");
+            }
+            return fence;
+        }
+
+        @Override
+        public void close() {
+            if (closed.compareAndSet(false, true)) {
+                d3d12.release(queue);
+                d3d12.release(device);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "D3D12Device[" + Fence.hex(device.address()) + " through " + d3d12 + "]";
+        }
+    }
+}
