@@ -59,10 +59,11 @@ class ArchitectureTest {
             "io.gpusync.d3d11", "io.gpusync.d3d12", "io.gpusync.metal", "io.gpusync.wgpu");
 
     /**
-     * Cross-backend dependencies that are documented bridges (backend package → the backends it may use). None
-     * today: the CUDA and GL imports of Vulkan semaphores go through raw fds, not through the Vulkan package.
+     * Cross-backend dependencies that are documented bridges (backend package → the backends it may use). D3D12
+     * completes through an eventfd of {@code io.gpusync.linux} (vkd3d's event hook writes it, so a D3D12 wait is
+     * epoll-able). The CUDA and GL imports of Vulkan semaphores go through raw fds, not through the Vulkan package.
      */
-    static final Map<String, Set<String>> BRIDGES = Map.of();
+    static final Map<String, Set<String>> BRIDGES = Map.of("io.gpusync.d3d12", Set.of("io.gpusync.linux"));
 
     private static final Set<String> NOT_BACKENDS = Set.of("io.gpusync", "io.gpusync.spi", "io.gpusync.internal");
 

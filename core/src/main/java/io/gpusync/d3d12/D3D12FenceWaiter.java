@@ -187,7 +187,7 @@ final class D3D12FenceWaiter implements CheapProbe, ReadableFdWaiter, BlockingWa
 
     @Override
     public String toString() {
-        return "D3D12FenceWaiter[" + describe() + (fence.anchor.isOwned() ? ", released by gpusync" : ", released by the caller") + "]";
+        return "D3D12FenceWaiter[" + describe() + (fence.anchor.isAdopted() ? ", released by gpusync" : ", released by the caller") + "]";
     }
 
     /**
@@ -217,7 +217,7 @@ final class D3D12FenceWaiter implements CheapProbe, ReadableFdWaiter, BlockingWa
                                 + " (the shim keeps at most 65,536 live ones: close waiters you no longer need)", null);
             }
             long eventAddress = event.address();
-            NativeAnchor anchor = NativeAnchor.owned("D3D12 event (eventfd " + eventFd.fd() + ") for "
+            NativeAnchor anchor = NativeAnchor.adopt("D3D12 event (eventfd " + eventFd.fd() + ") for "
                     + owner.describe(), () -> {
                 fence.d3d12.forgetEvent(MemorySegment.ofAddress(eventAddress)); // no write after this returns
                 fdWaiter.close();

@@ -27,13 +27,13 @@ final class Fence {
     /** A fence whose one reference gpusync releases once no waiter needs it. */
     static Fence adopt(D3d12Native d3d12, MemorySegment fence) {
         long address = fence.address();
-        return new Fence(d3d12, fence, NativeAnchor.owned("ID3D12Fence " + hex(address),
+        return new Fence(d3d12, fence, NativeAnchor.adopt("ID3D12Fence " + hex(address),
                 () -> d3d12.release(MemorySegment.ofAddress(address))));
     }
 
     /** A fence the caller releases; gpusync never does. */
     static Fence borrow(D3d12Native d3d12, MemorySegment fence) {
-        return new Fence(d3d12, fence, NativeAnchor.borrowed("ID3D12Fence " + hex(fence.address())));
+        return new Fence(d3d12, fence, NativeAnchor.borrow("ID3D12Fence " + hex(fence.address())));
     }
 
     /**
@@ -56,6 +56,6 @@ final class Fence {
 
     @Override
     public String toString() {
-        return "ID3D12Fence " + hex(fence.address()) + (anchor.isOwned() ? " (released by gpusync)" : " (released by the caller)");
+        return "ID3D12Fence " + hex(fence.address()) + (anchor.isAdopted() ? " (released by gpusync)" : " (released by the caller)");
     }
 }

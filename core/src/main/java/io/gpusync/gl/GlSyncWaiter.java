@@ -57,7 +57,7 @@ final class GlSyncWaiter implements BlockingWaiter {
 
     /**
      * The release action of an owned GLsync: delete it in the share group, then drop the group hold. It binds
-     * an EGL context, so its anchor runs it on the housekeeping thread ({@code NativeAnchor.ownedBlocking}).
+     * an EGL context, so its anchor runs it on the housekeeping thread ({@code NativeAnchor.adoptBlocking}).
      */
     record Delete(ShareContexts contexts, MemorySegment sync, NativeAnchor.Claim groupHold) implements Runnable {
         @Override
