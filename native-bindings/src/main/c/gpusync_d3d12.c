@@ -99,7 +99,7 @@ static HANDLE gs_mint(enum gs_kind kind, int fd, HANDLE utils_event) {
 
 /* vkd3d's pfn_signal_event: runs with the fence's mutex held; writes an eventfd and returns. */
 static HRESULT gs_signal_event(HANDLE event) {
-    HANDLE forward = NULL;
+    HRESULT hr = S_OK;
     pthread_mutex_lock(&gs_lock);
     struct gs_slot *s = gs_lookup_locked(event);
     if (s != NULL && s->kind == GS_EVENTFD) {
@@ -109,13 +109,11 @@ static HRESULT gs_signal_event(HANDLE event) {
             n = write(s->fd, &one, sizeof(one));
         } while (n < 0 && errno == EINTR);
     } else if (s != NULL && s->kind == GS_UTILS) {
-        forward = s->utils_event;
+        /* under the lock, so that gs_d3d12_event_forget cannot destroy it meanwhile (it only signals a condvar) */
+        hr = vkd3d_signal_event(s->utils_event);
     }
     pthread_mutex_unlock(&gs_lock);
-    if (forward != NULL) {
-        return vkd3d_signal_event(forward);
-    }
-    return S_OK;
+    return hr;
 }
 
 GS_EXPORT int gs_d3d12_abi_version(void) {
@@ -305,7 +303,8 @@ GS_EXPORT void *gs_d3d12_utils_event_create(void) {
     return h;
 }
 
-/* vkd3d_wait_event(e, VKD3D_INFINITE) (vkd3d 1.2 takes only 0 or infinite); 0 = signalled (WAIT_OBJECT_0). */
+/* vkd3d_wait_event(e, VKD3D_INFINITE) (vkd3d 1.2 takes only 0 or infinite); 0 = signalled (WAIT_OBJECT_0). The
+ * caller must not forget the handle while a thread waits here. */
 GS_EXPORT uint32_t gs_d3d12_utils_event_wait_forever(void *event) {
     HANDLE e = NULL;
     pthread_mutex_lock(&gs_lock);

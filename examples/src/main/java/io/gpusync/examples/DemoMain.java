@@ -30,7 +30,7 @@ import java.util.concurrent.TimeUnit;
                 "server's own event loops (no thread per request). Without a GPU it runs on a simulated device."})
 public final class DemoMain implements Callable<Integer> {
 
-    @Option(names = "--backend", defaultValue = "auto", description = "auto, cuda, vulkan, opencl or cpu (default: ${DEFAULT-VALUE})")
+    @Option(names = "--backend", defaultValue = "auto", description = "auto, cuda, vulkan, opencl, cpu or d3d12 (by name only) (default: ${DEFAULT-VALUE})")
     String backend;
 
     @Option(names = "--host", defaultValue = "127.0.0.1", description = "address to bind in serve mode (default: ${DEFAULT-VALUE})")

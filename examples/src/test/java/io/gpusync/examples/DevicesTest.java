@@ -87,7 +87,7 @@ class DevicesTest {
 
     /** The real backends this machine has (PoCL, lavapipe on CI; the H200's drivers there) serve requests. */
     @ParameterizedTest
-    @ValueSource(strings = {"opencl", "vulkan", "cuda"})
+    @ValueSource(strings = {"opencl", "vulkan", "cuda", "d3d12"})
     void aRequestThroughEachAvailableRealBackend(String backend) {
         Device device;
         try {

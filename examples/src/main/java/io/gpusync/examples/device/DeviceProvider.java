@@ -7,7 +7,7 @@ package io.gpusync.examples.device;
  */
 public interface DeviceProvider {
 
-    /** The backend id ({@code cuda}, {@code vulkan}, {@code opencl}, {@code cpu}). */
+    /** The backend id ({@code cuda}, {@code vulkan}, {@code opencl}, {@code cpu}, {@code d3d12}). */
     String backend();
 
     /**

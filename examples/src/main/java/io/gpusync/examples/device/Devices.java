@@ -14,6 +14,8 @@ import java.util.Locale;
 public final class Devices {
     /** The backends in order of preference. */
     public static final List<String> ORDER = List.of("cuda", "vulkan", "opencl", "cpu");
+    /** Backends opened only by name, never by discovery ({@code d3d12}: vkd3d runs on the device {@code vulkan} finds). */
+    public static final List<String> BY_NAME_ONLY = List.of("d3d12");
 
     private Devices() {
     }
@@ -38,8 +40,9 @@ public final class Devices {
     public static Discovery open(String backend, DeviceOptions options) {
         String wanted = backend.toLowerCase(Locale.ROOT);
         if (!wanted.equals("auto")) {
-            if (!ORDER.contains(wanted)) {
-                throw new IllegalArgumentException("unknown backend '" + backend + "': one of auto, " + String.join(", ", ORDER));
+            if (!ORDER.contains(wanted) && !BY_NAME_ONLY.contains(wanted)) {
+                throw new IllegalArgumentException("unknown backend '" + backend + "': one of auto, " + String.join(", ", ORDER)
+                        + ", " + String.join(", ", BY_NAME_ONLY));
             }
             try {
                 return new Discovery(provider(wanted).open(options.withAllowSoftware(true)), List.of());
@@ -64,6 +67,7 @@ public final class Devices {
             case "cuda" -> "Cuda";
             case "vulkan" -> "Vulkan";
             case "opencl" -> "OpenCl";
+            case "d3d12" -> "D3D12";
             default -> "Cpu";
         } + "DeviceProvider";
         try {
