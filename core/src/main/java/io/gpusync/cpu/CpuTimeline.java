@@ -270,8 +270,13 @@ public final class CpuTimeline implements SoftwareTimeline {
         PendingNode next;
         /** Its slot in the ring, -1 when not there. */
         int slot = -1;
-        /** Registered and neither fired nor removed; written under the timeline's lock, read without it. */
-        volatile boolean queued;
+        /**
+         * Registered and neither fired nor removed; written under the timeline's lock, read without it by
+         * {@link #dequeue}: only ever true → false after the registration was handed out, so a stale true only
+         * sends the reader to the lock, and a false it reads is final (plain, not volatile: a burst's signal marks
+         * every node it takes).
+         */
+        boolean queued;
 
         PendingNode(long target) {
             this.target = target;

@@ -203,7 +203,7 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
         }
         if (r instanceof Registration.InPlace) { // the usual callback: release here, then report (no hand-over)
             releaseQuietly(r);
-            report(outcome);
+            sink.terminated(this, outcome); // only this winner reports: no second report to guard against
             return;
         }
         Runnable report = () -> report(outcome);

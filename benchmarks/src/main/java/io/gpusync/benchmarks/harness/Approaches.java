@@ -1,5 +1,6 @@
 package io.gpusync.benchmarks.harness;
 
+import io.gpusync.reactor.BackoffIdleStrategy;
 import io.gpusync.reactor.BusySpinIdleStrategy;
 import io.gpusync.reactor.GpuSync;
 
@@ -25,8 +26,11 @@ public final class Approaches {
         m.put("c", "CUDA.jl's: each wait probes with 32 Thread.onSpinWait() spins then 256 Thread.yield()s (on a "
                 + "virtual thread, as a Julia task), then is handed to one of 4 platform threads that block in the "
                 + "native wait (libuv's 4-thread pool behind @threadcall)");
-        m.put("d", "gpusync, default engine (GpuSync.builder().build(): 1 event loop, 1 poller, back-off idle, "
-                + "16 waiter threads max, 5 ms blocking slice)");
+        m.put("d", "gpusync, default engine (GpuSync.builder().build(): 1 event loop, 1 poller with adaptive probe "
+                + "scheduling, 16 waiter threads max, 5 ms blocking slice)");
+        m.put("d-backoff", "gpusync default engine with the pollers' pre-2026-12 default, "
+                + "idleStrategy(BackoffIdleStrategy::defaults) (spin 50 µs, park 20 µs … 1 ms, ≤ 25 % of a core): "
+                + "the before of the adaptive probe scheduling, run side by side");
         m.put("e", "gpusync tuned for latency (BusySpinIdleStrategy pollers, 2 event loops, 1 ms blocking slice)");
         m.put("raw", "a platform thread per wait blocked in waiter.await(t) (the reference for wake latency)");
         return m;
@@ -44,6 +48,8 @@ public final class Approaches {
                     .eventLoopThreads(2)
                     .blockingSlice(Duration.ofMillis(1))
                     .build());
+            case "d-backoff" -> () -> new GpuSyncApproach("d-backoff", "gpusync default, back-off pollers",
+                    GpuSync.builder().name("bench-dbackoff").idleStrategy(BackoffIdleStrategy::defaults).build());
             case "raw" -> RawThreadApproach::new;
             default -> throw new NoSuchElementException("no approach " + key + "; known: " + descriptions().keySet());
         };

@@ -86,17 +86,21 @@ public final class Harness {
                     warmPlan.add(p);
                 }
             }
-            // and the burst: each matrix approach once at a burst of WARM_BURST waits (the smallest N above 1 if
-            // lower), so that the first measured burst of every approach runs compiled code, not the interpreter
+            // and the burst: each matrix approach WARM_BURSTS times at a burst of WARM_BURST waits (the smallest N
+            // above 1 if lower), so that no approach's measured bursts run while the JIT is still compiling and
+            // deoptimising its completion path (a 10,000-wait burst measured ~20x slower before that settles)
             int burst = o.ns.stream().mapToInt(Integer::intValue).filter(n -> n > 1).min().orElse(0);
-            burst = Math.min(burst, WARM_BURST);
+            burst = Math.min(Math.max(burst, o.ns.stream().mapToInt(Integer::intValue).filter(n -> n > 1)
+                    .filter(n -> n <= WARM_BURST).max().orElse(burst)), WARM_BURST);
+            List<Planned> bursts = new ArrayList<>();
             for (Planned p : plan) {
-                if (burst > 1 && p.tag.isEmpty() && p.n == burst && !p.heapOnly) {
-                    warmPlan.add(p);
-                } else if (burst > 1 && p.tag.isEmpty() && p.n > burst && !p.heapOnly
-                        && warmPlan.stream().noneMatch(q -> q.n > 1 && q.subject.name().equals(p.subject.name()) && q.approach.equals(p.approach))) {
-                    warmPlan.add(new Planned(p.subject, p.approach, burst, p.timeout, false, ""));
+                if (burst > 1 && p.tag.isEmpty() && p.n > 1 && !p.heapOnly
+                        && bursts.stream().noneMatch(q -> q.subject.name().equals(p.subject.name()) && q.approach.equals(p.approach))) {
+                    bursts.add(new Planned(p.subject, p.approach, burst, p.timeout, false, ""));
                 }
+            }
+            for (int r = 0; r < WARM_BURSTS; r++) {
+                warmPlan.addAll(bursts);
             }
             for (int i = 0; i < warmPlan.size(); i++) {
                 Planned p = warmPlan.get(i);
@@ -131,8 +135,9 @@ public final class Harness {
         return md;
     }
 
-    /** The largest burst of the warm-up pass (see {@link #run}). */
-    static final int WARM_BURST = 1_000;
+    /** The largest burst of the warm-up pass, and how many times each approach bursts there (see {@link #run}). */
+    static final int WARM_BURST = 10_000;
+    static final int WARM_BURSTS = 3;
 
     private static String summary(CellResult r) {
         if (r.skipped) {
