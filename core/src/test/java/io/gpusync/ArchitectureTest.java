@@ -276,25 +276,38 @@ class ArchitectureTest {
 
     /** Core's main classes (not its tests, not the bindings), from the directory or jar they were loaded from. */
     static JavaClasses importCore() {
-        try {
-            return new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-                    .importPath(Path.of(SyncPoint.class.getProtectionDomain().getCodeSource().getLocation().toURI()));
-        } catch (URISyntaxException e) {
-            throw new IllegalStateException(e);
+        Path location = location();
+        ClassFileImporter importer = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS);
+        if (Files.isDirectory(location)) {
+            return importer.importPath(location);
+        }
+        try (java.util.jar.JarFile jar = new java.util.jar.JarFile(location.toFile())) {
+            return importer.importJar(jar); // a packaged run (the H200 suite runs from jars)
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 
-    /** Core's compiled module descriptor, next to its classes. */
+    /** Core's compiled module descriptor, next to its classes or inside its jar. */
     static ModuleDescriptor descriptor() throws IOException {
-        try {
-            Path classes = Path.of(SyncPoint.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            Path info = Files.isDirectory(classes) ? classes.resolve("module-info.class") : null;
-            assertThat(info).as("core's module-info.class next to %s", classes).isNotNull();
-            try (InputStream in = Files.newInputStream(info)) {
+        Path location = location();
+        if (Files.isDirectory(location)) {
+            try (InputStream in = Files.newInputStream(location.resolve("module-info.class"))) {
                 return ModuleDescriptor.read(in);
             }
+        }
+        try (java.nio.file.FileSystem jar = java.nio.file.FileSystems.newFileSystem(location);
+             InputStream in = Files.newInputStream(jar.getPath("/module-info.class"))) {
+            return ModuleDescriptor.read(in);
+        }
+    }
+
+    /** Where core's classes were loaded from: target/classes, or a jar. */
+    private static Path location() {
+        try {
+            return Path.of(SyncPoint.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         } catch (URISyntaxException e) {
-            throw new IOException(e);
+            throw new IllegalStateException(e);
         }
     }
 }

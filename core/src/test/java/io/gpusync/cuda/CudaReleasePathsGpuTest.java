@@ -98,7 +98,8 @@ class CudaReleasePathsGpuTest {
             while (PinnedReaper.buried() == 0 && System.nanoTime() < buryDeadline) {
                 Thread.sleep(1);
             }
-            assertThat(PinnedReaper.buried()).as("the gated word waits for its write").isEqualTo(1);
+            assertThat(PinnedReaper.buried()).as("the gated word waits for its write (free words %d -> %d, gate %d)",
+                    freeBefore, pool.freeWords(), gate.get(ValueLayout.JAVA_LONG, 0)).isEqualTo(1);
 
             sync(gated); // the gate opened: the stream drains
             long deadline = System.nanoTime() + 5_000 * MS;

@@ -138,11 +138,14 @@ class EngineModuleTest {
         }
     }
 
-    /** The adapter's compiled main classes (this module's target/classes). */
+    /** The adapter's compiled main classes: this module's target/classes, or the root of its jar. */
     private static Path classes() {
         try {
-            return Path.of(SyncEngine.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        } catch (URISyntaxException e) {
+            Path location = Path.of(SyncEngine.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            // a packaged run (the H200 suite runs from jars): the jar's file system, open for the JVM's life
+            return Files.isDirectory(location) ? location
+                    : java.nio.file.FileSystems.newFileSystem(location).getPath("/");
+        } catch (URISyntaxException | IOException e) {
             throw new IllegalStateException(e);
         }
     }

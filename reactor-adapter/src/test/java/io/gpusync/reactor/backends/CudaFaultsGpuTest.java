@@ -207,10 +207,12 @@ class CudaFaultsGpuTest {
             MemorySegment trap = function(q, "trap_kernel");
             warmUp(q);
             q.launchSpin(1_000 * MS); // everything below is enqueued and every wait is past its spin budget before the trap
+            long launched = System.nanoTime();
             launch(q, trap);
             int perKind = 50;
             CountDownLatch done = new CountDownLatch(count(q, perKind));
             Map<String, List<Outcome>> outcomes = startWaits(q, perKind, done);
+            System.out.println("STARTED_WAITS in " + (System.nanoTime() - launched) / 1_000 + " us after the launch");
             long fault = faultTime(q);
             boolean all = done.await(20, TimeUnit.SECONDS);
             System.out.println("ALL_ENDED " + all);
