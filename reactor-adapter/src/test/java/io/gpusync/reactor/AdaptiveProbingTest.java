@@ -85,8 +85,11 @@ class AdaptiveProbingTest {
         long lateNext = AdaptiveProbePass.nextProbe(w, t, late, SPIN);
         long later = start + t.hotUntil() + 40_000_000;
         long laterNext = AdaptiveProbePass.nextProbe(w, t, later, SPIN);
-        assertThat(lateNext - late).isPositive();
-        assertThat(laterNext - later).as("the longer overdue, the rarer").isGreaterThan(lateNext - late);
+        assertThat(lateNext - late).isPositive().isLessThanOrEqualTo(AdaptiveProbePass.MAX_COLD);
+        assertThat(laterNext - later).isPositive();
+        long aligned = 1L << 40; // a multiple of every cold interval: the offset to the next probe is the interval itself
+        assertThat(AdaptiveProbePass.coldNext(aligned, 40_000_000) - aligned).as("the longer overdue, the rarer")
+                .isGreaterThan(AdaptiveProbePass.coldNext(aligned, 400_000) - aligned);
         assertThat(AdaptiveProbePass.belongsCold(wWith(w, t), late, SPIN)).isFalse();
         assertThat(AdaptiveProbePass.belongsCold(wWith(w, t), later, SPIN)).isTrue();
     }
@@ -114,7 +117,10 @@ class AdaptiveProbingTest {
         long a = start + 2 * SPIN;
         long b = start + 100 * SPIN;
         assertThat(AdaptiveProbePass.nextProbe(w, t, a, SPIN) - a).isBetween(1L, AdaptiveProbePass.MIN_COLD);
-        assertThat(AdaptiveProbePass.nextProbe(w, t, b, SPIN) - b).isGreaterThan(AdaptiveProbePass.MIN_COLD);
+        assertThat(AdaptiveProbePass.nextProbe(w, t, b, SPIN) - b).isBetween(1L, AdaptiveProbePass.MAX_COLD);
+        long aligned = 1L << 40; // a multiple of every cold interval: the offset to the next probe is the interval itself
+        assertThat(AdaptiveProbePass.coldNext(aligned, b - start) - aligned).as("older, rarer")
+                .isGreaterThan(AdaptiveProbePass.coldNext(aligned, a - start) - aligned);
         assertThat(AdaptiveProbePass.belongsCold(w, a, SPIN)).isFalse();
         assertThat(AdaptiveProbePass.belongsCold(w, start + 10_000_000, SPIN)).isTrue();
     }

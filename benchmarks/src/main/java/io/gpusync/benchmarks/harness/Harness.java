@@ -127,7 +127,7 @@ public final class Harness {
         Path resultsDir = o.out.resolve("results");
         Files.createDirectories(resultsDir);
         Csv.write(resultsDir.resolve("cells.csv"), results);
-        List<Path> plots = ModuleLayer.boot().findModule("java.desktop").isPresent()
+        List<Path> plots = o.plots && ModuleLayer.boot().findModule("java.desktop").isPresent()
                 ? Plots.write(resultsDir, results, o)
                 : List.of(); // a runtime without AWT (e.g. a jlinked one) gets the tables, not the plots
         Path md = o.out.resolve("RESULTS.md");

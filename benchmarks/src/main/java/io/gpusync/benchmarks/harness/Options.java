@@ -59,6 +59,8 @@ public final class Options {
     public Duration waitTimeout = Duration.ofSeconds(120);
     /** Whether to also measure heap per wait at the largest N with SyncPoint.FOREVER (no timer). */
     public boolean foreverHeapCheck = true;
+    /** Whether to draw the PNG plots (a single-N run can hang JFreeChart's log axis: issue 15's scale runs). */
+    public boolean plots = true;
     /** Whether to run a discarded warm-up pass (JIT) over the path subjects and N = 1 cells first. */
     public boolean warmup = true;
     /** What the harness found and did about RLIMIT_NOFILE (set by the run; recorded in RESULTS.md). */
@@ -98,6 +100,7 @@ public final class Options {
                 case "wait-timeout-s" -> o.waitTimeout = Duration.ofSeconds(Long.parseLong(v));
                 case "forever-heap-check" -> o.foreverHeapCheck = Boolean.parseBoolean(v);
                 case "warmup" -> o.warmup = Boolean.parseBoolean(v);
+                case "plots" -> o.plots = Boolean.parseBoolean(v);
                 case "command" -> o.command = v;
                 default -> throw new IllegalArgumentException("unknown option --" + k + "\n" + usage());
             }
@@ -159,6 +162,6 @@ public final class Options {
                                [--approaches=a,b,c,d,e] [--path-subjects=...] [--latency-samples=2000]
                                [--latency-budget-ms=2000] [--cancel-samples=500] [--cancel-budget-ms=1000]
                                [--work-us=200] [--subscribe-cap-s=20] [--burst-cap-s=20] [--settle-ms=500]
-                               [--idle-window-ms=2000] [--wait-timeout-s=120] [--forever-heap-check=true] [--warmup=true]""";
+                               [--idle-window-ms=2000] [--wait-timeout-s=120] [--forever-heap-check=true] [--warmup=true] [--plots=true]""";
     }
 }
