@@ -144,6 +144,7 @@ class CudaFaultsGpuTest {
             try {
                 rc = args[0].equals("fault") ? fault() : close();
             } catch (Throwable t) {
+                System.out.println("CHILD FAILED at " + System.nanoTime() / 1_000 + " us");
                 t.printStackTrace(System.out);
                 rc = 2;
             }
@@ -159,7 +160,11 @@ class CudaFaultsGpuTest {
         private static Map<String, List<Outcome>> startWaits(CudaWorkQueue q, int perKind, CountDownLatch done) {
             Map<String, List<Outcome>> outcomes = new ConcurrentHashMap<>();
             KINDS.forEach(k -> outcomes.put(k, java.util.Collections.synchronizedList(new ArrayList<>())));
+            long t0 = System.nanoTime();
             for (int i = 0; i < perKind; i++) {
+                if (i % 10 == 0) {
+                    System.out.println("STARTING " + i + " at +" + (System.nanoTime() - t0) / 1_000 + " us");
+                }
                 SyncPoint event = q.recordEvent();
                 SyncPoint value = q.advanceTimeline();
                 SyncPoint event2 = q.recordEvent();
@@ -167,6 +172,7 @@ class CudaFaultsGpuTest {
                 engine(GpuSync.await(value, SyncPoint.FOREVER), outcomes.get("engine-value-forever")::add, done);
                 engine(GpuSync.await(event2, Duration.ofSeconds(10)), outcomes.get("engine-event-10s")::add, done);
             }
+            System.out.println("ENGINE_WAITS_STARTED at +" + (System.nanoTime() - t0) / 1_000 + " us");
             for (int i = 0; i < Math.max(2, perKind / 10); i++) {
                 blocking(q.recordEvent(), SyncPoint.FOREVER, outcomes.get("blocking-event-forever")::add, done);
                 blocking(q.advanceTimeline(), SyncPoint.FOREVER, outcomes.get("blocking-value-forever")::add, done);
