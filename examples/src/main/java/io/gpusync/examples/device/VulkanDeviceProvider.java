@@ -1,7 +1,6 @@
 package io.gpusync.examples.device;
 
 import io.gpusync.BackendKind;
-import io.gpusync.SyncCancelledException;
 import io.gpusync.SyncNotSupportedException;
 import io.gpusync.SyncPoint;
 import io.gpusync.bindings.vulkan.VkPhysicalDeviceProperties;
@@ -33,7 +32,10 @@ public final class VulkanDeviceProvider implements DeviceProvider {
                 throw new SyncNotSupportedException(BackendKind.VULKAN, "the Vulkan device, " + vk.deviceName()
                         + ", is a CPU implementation (use --backend vulkan to run on it anyway)");
             }
-            return new VkDevice(vk, software);
+            SyncPoint.Vulkan timeline = vk.device().createTimelineSemaphore(0);
+            return new SignalledCounterDevice("vulkan", "Vulkan " + (software ? "CPU implementation " : "")
+                    + vk.deviceName() + ": empty queue submissions signalling one timeline semaphore", timeline,
+                    v -> vk.signalOnQueue(timeline.semaphore(), v), vk::close);
         } catch (RuntimeException | Error e) {
             vk.close();
             throw e;
@@ -45,59 +47,6 @@ public final class VulkanDeviceProvider implements DeviceProvider {
             MemorySegment props = VkPhysicalDeviceProperties.allocate(a);
             Vulkan.vkGetPhysicalDeviceProperties(physicalDevice, props);
             return VkPhysicalDeviceProperties.deviceType(props);
-        }
-    }
-
-    private static final class VkDevice implements Device {
-        private final VulkanContext vk;
-        private final boolean software;
-        private final SyncPoint.Vulkan timeline; // value 0; keeps the semaphore alive while the device is open
-        private final SubmissionLog log = new SubmissionLog();
-        private long value;
-        private boolean closed;
-
-        VkDevice(VulkanContext vk, boolean software) {
-            this.vk = vk;
-            this.software = software;
-            this.timeline = vk.device().createTimelineSemaphore(0);
-        }
-
-        @Override
-        public String backend() {
-            return "vulkan";
-        }
-
-        @Override
-        public String description() {
-            return "Vulkan " + (software ? "CPU implementation " : "") + vk.deviceName()
-                    + ": empty queue submissions signalling one timeline semaphore";
-        }
-
-        @Override
-        public synchronized SyncPoint submit(Work work) {
-            if (closed) {
-                throw new SyncCancelledException("the Vulkan device is closed");
-            }
-            long v = ++value;
-            long now = System.nanoTime();
-            vk.signalOnQueue(timeline.semaphore(), v);
-            SyncPoint point = timeline.withValue(v);
-            log.submitted(point, now);
-            return point;
-        }
-
-        @Override
-        public java.util.OptionalLong oldestUnfinishedSubmission() {
-            return log.oldestUnfinished();
-        }
-
-        @Override
-        public synchronized void close() {
-            if (!closed) {
-                closed = true;
-                timeline.waiter().close();
-                vk.close();
-            }
         }
     }
 }
