@@ -88,9 +88,7 @@ final class AdaptiveProbePass {
                 }
             }
             if (remove) {
-                int last = waits.size() - 1;
-                waits.set(i, waits.get(last));
-                waits.remove(last);
+                swapRemove(waits, i);
             }
         }
         out.completions = completions;
@@ -156,9 +154,7 @@ final class AdaptiveProbePass {
                 }
             }
             if (remove) {
-                int last = cold.size() - 1;
-                cold.set(i, cold.get(last));
-                cold.remove(last);
+                swapRemove(cold, i);
             }
         }
         return completions;
@@ -211,5 +207,12 @@ final class AdaptiveProbePass {
     static long coldNext(long now, long over) {
         long interval = Math.min(MAX_COLD, Math.max(MIN_COLD, Long.highestOneBit(Math.max(1, over >>> 2))));
         return now - Math.floorMod(now, interval) + interval;
+    }
+
+    /** Removes element {@code i} in O(1) by moving the last one into its place (the order of waits does not matter). */
+    private static void swapRemove(java.util.List<PendingWait> list, int i) {
+        int last = list.size() - 1;
+        list.set(i, list.get(last));
+        list.remove(last);
     }
 }

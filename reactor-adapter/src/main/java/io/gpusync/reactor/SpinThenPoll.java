@@ -154,15 +154,7 @@ final class SpinThenPoll implements WaitStrategy {
             while (!stopped) {
                 boolean arrived = drainIncoming();
                 if (active.isEmpty()) {
-                    if (System.nanoTime() - lastActivity < idleSpinNanos) {
-                        Thread.onSpinWait(); // waits tend to follow each other: stay hot for the spin budget
-                        continue;
-                    }
-                    idleParked = true;
-                    if (incoming.isEmpty() && !stopped) {
-                        LockSupport.park(this);
-                    }
-                    idleParked = false;
+                    idleWithNoWaits();
                     continue;
                 }
                 if (arrived) {
@@ -180,6 +172,22 @@ final class SpinThenPoll implements WaitStrategy {
             incoming.clear();
         }
 
+        /**
+         * No wait to probe: stay hot for the spin budget after the last activity (waits tend to follow each other),
+         * then park until a wait arrives.
+         */
+        private void idleWithNoWaits() {
+            if (System.nanoTime() - lastActivity < idleSpinNanos) {
+                Thread.onSpinWait();
+                return;
+            }
+            idleParked = true;
+            if (incoming.isEmpty() && !stopped) {
+                LockSupport.park(this);
+            }
+            idleParked = false;
+        }
+
         /** Below this a poller spins rather than parks (a timed park oversleeps by tens of µs). */
         private static final long SPIN_BELOW_NANOS = 50_000;
 
@@ -191,15 +199,7 @@ final class SpinThenPoll implements WaitStrategy {
             while (!stopped) {
                 boolean arrived = drainIncoming();
                 if (active.isEmpty() && cold.isEmpty()) {
-                    if (System.nanoTime() - lastActivity < idleSpinNanos) {
-                        Thread.onSpinWait(); // waits tend to follow each other: stay hot for the spin budget
-                        continue;
-                    }
-                    idleParked = true;
-                    if (incoming.isEmpty() && !stopped) {
-                        LockSupport.park(this);
-                    }
-                    idleParked = false;
+                    idleWithNoWaits();
                     continue;
                 }
                 AdaptiveProbePass.run(active, cold, sources, idleSpinNanos, pass);
