@@ -65,7 +65,7 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
         this.device = device;
         this.claim = anchor.claim(this);
         this.lifetime = lifetime;
-        this.wakeup = new EventWakeup(this.event, this.context, lifetime);
+        this.wakeup = new EventWakeup(this.event, this.context, lifetime, claim, this::query);
     }
 
     /** The release action of an owned event; captures handles only, never the waiter. */

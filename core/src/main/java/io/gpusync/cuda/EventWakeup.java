@@ -1,6 +1,7 @@
 package io.gpusync.cuda;
 
 import io.gpusync.SyncException;
+import io.gpusync.spi.NativeAnchor;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
@@ -17,8 +18,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * of the CUDA harness's approach (b) on the H200.
  *
  * <p>{@link #add} registers a {@link Waker} and arms the host function if none is outstanding
- * ({@link HostFunctions#armAfterEvent}); the returned handle withdraws the waker (the host function stays, and
- * serves the next waker). When the host function runs, every waker present fires; when its context faults or its
+ * ({@link HostFunctionBudget#arm}: at once, or deferred while the driver has no room — a deferred arm holds the
+ * event through the waiter's claim and is probed meanwhile); the returned handle withdraws the waker (the host
+ * function stays, and serves the next waker). When the host function runs, every waker present fires; when its context faults or its
  * producer closes ({@link HostFunctions.Slot#fail}), every waker fails. Whoever removes a waker from the set owns
  * its outcome, so each fires, fails or is withdrawn exactly once. Thread-safe; the host-function side only hands
  * over.
@@ -34,14 +36,21 @@ final class EventWakeup implements HostFunctions.Slot {
     private final MemorySegment event;
     private final MemorySegment context;
     private final ProducerLifetime lifetime;
+    /** The waiter's hold on the event: a deferred arm keeps the event alive with it. */
+    private final NativeAnchor.Claim claim;
+    /** One non-blocking probe of the event ({@code cuEventQuery}): how a deferred arm learns it is complete. */
+    private final java.util.function.BooleanSupplier probe;
     private final Set<Waker> wakers = ConcurrentHashMap.newKeySet();
     /** A host function is outstanding. No lock: the host function's side must never wait for an arming thread. */
     private final AtomicBoolean armed = new AtomicBoolean();
 
-    EventWakeup(MemorySegment event, MemorySegment context, ProducerLifetime lifetime) {
+    EventWakeup(MemorySegment event, MemorySegment context, ProducerLifetime lifetime, NativeAnchor.Claim claim,
+                java.util.function.BooleanSupplier probe) {
         this.event = event;
         this.context = context;
         this.lifetime = lifetime;
+        this.claim = claim;
+        this.probe = probe;
     }
 
     /**
@@ -55,7 +64,7 @@ final class EventWakeup implements HostFunctions.Slot {
         if (armed.compareAndSet(false, true)) {
             long key = HostFunctions.register(context, lifetime, this);
             try {
-                HostFunctions.armAfterEvent(context, event, key);
+                HostFunctionBudget.arm(new Arm(key));
             } catch (RuntimeException e) {
                 HostFunctions.cancel(key);
                 armed.set(false);
@@ -110,6 +119,46 @@ final class EventWakeup implements HostFunctions.Slot {
                             "a CUDA event waker threw while failing", t);
                 }
             }
+        }
+    }
+
+    /** The arm of this event's host function, now or once the driver has room ({@link HostFunctionBudget}). */
+    private final class Arm implements HostFunctionBudget.Arming {
+        private final long key;
+
+        Arm(long key) {
+            this.key = key;
+        }
+
+        @Override
+        public long key() {
+            return key;
+        }
+
+        @Override
+        public long context() {
+            return context.address();
+        }
+
+        @Override
+        public boolean arm() {
+            HostFunctions.launchAfterEvent(context, event, key);
+            return true;
+        }
+
+        @Override
+        public boolean complete() {
+            return probe.getAsBoolean();
+        }
+
+        @Override
+        public void hold() {
+            claim.enter(); // a waker holds the event now; the deferred arm must not outlive it
+        }
+
+        @Override
+        public void leave() {
+            claim.exit();
         }
     }
 

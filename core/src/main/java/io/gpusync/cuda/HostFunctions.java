@@ -104,8 +104,37 @@ final class HostFunctions {
         return Set.copyOf(PER_CONTEXT.keySet());
     }
 
-    /** Fails every slot registered for {@code context} with {@code error}; returns how many it failed. */
+    /** Whether {@code key} is still registered (neither fired, failed nor cancelled). */
+    static boolean registered(long key) {
+        return SLOTS.isPending(key);
+    }
+
+    /** Fires {@code key}'s slot as its host function would (for an arm completed by a probe instead). */
+    static void fireKey(long key) {
+        SLOTS.fire(key, r -> {
+            uncount(r);
+            r.slot().fire();
+        });
+    }
+
+    /** Fails {@code key}'s slot with {@code error} if it is still registered. */
+    static void failKey(long key, SyncException error) {
+        Registration r = remove(key);
+        if (r != null) {
+            try {
+                r.slot().fail(error);
+            } catch (RuntimeException | Error t) {
+                LOG.log(System.Logger.Level.WARNING, "failing a CUDA host-function registration threw", t);
+            }
+        }
+    }
+
+    /**
+     * Fails every slot registered for {@code context} with {@code error} (a sticky error: none of its host
+     * functions will run, so their room in {@link HostFunctionBudget} is given back); returns how many it failed.
+     */
     static int failContext(long context, SyncException error) {
+        HostFunctionBudget.contextFailed(context);
         return failWhere(r -> r.context() == context, error);
     }
 
@@ -148,16 +177,18 @@ final class HostFunctions {
     }
 
     /**
-     * Arms {@code key} to fire once the work currently captured by {@code event} has completed, without
-     * touching the stream that recorded it: pushes {@code context}, creates a private non-blocking stream, makes
-     * it wait for the event ({@code cuStreamWaitEvent}), launches the host function on it and destroys the
-     * stream at once ({@code cuStreamDestroy} releases it when its pending work is done). The user's streams
-     * never carry our host function, so they never stall for a driver-thread round trip.
+     * Launches {@code key}'s host function to run once the work currently captured by {@code event} has completed,
+     * without touching the stream that recorded it: pushes {@code context} (NULL: the caller has it current),
+     * creates a private non-blocking stream, makes it wait for the event ({@code cuStreamWaitEvent}), launches the
+     * host function on it and destroys the stream at once ({@code cuStreamDestroy} releases it when its pending
+     * work is done). The user's streams never carry our host function, so they never stall for a driver-thread
+     * round trip. The driver holds only so many of these: callers go through {@link HostFunctionBudget#arm},
+     * which calls this only when there is room.
      *
      * @throws io.gpusync.SyncException (classified by {@link CudaResults}) if a call fails; the key is then
      *                                  still registered (the caller cancels it)
      */
-    static void armAfterEvent(MemorySegment context, MemorySegment event, long key) {
+    static void launchAfterEvent(MemorySegment context, MemorySegment event, long key) {
         try (CudaDriver.Pushed ignored = CudaDriver.Pushed.pushHeld(context, "arming a host function");
              Arena arena = Arena.ofConfined()) {
             MemorySegment pStream = arena.allocate(ValueLayout.ADDRESS);
@@ -176,6 +207,11 @@ final class HostFunctions {
 
     /** The upcall: never throws; releases it triggers move to the housekeeping thread (see NativeAnchor). */
     private static void fire(MemorySegment userData) {
+        try {
+            HostFunctionBudget.hostFunctionRan(userData.address());
+        } catch (Throwable t) {
+            // nothing may escape into the driver; the room is lost at worst
+        }
         SLOTS.fire(userData.address(), r -> {
             uncount(r);
             r.slot().fire();

@@ -59,6 +59,8 @@ final class TimelineState {
     final Set<Long> outstandingKeys = ConcurrentHashMap.newKeySet();
     private volatile long nextHealthCheck = System.nanoTime();
     private volatile SyncException failure;
+    /** Set (under the lock) once the release has begun: the events and the word are no longer this state's. */
+    private volatile boolean released;
 
     TimelineState(MemorySegment word, long devicePointer, MemorySegment context, int device, PinnedWordPool pool,
                   Runnable afterRelease) {
@@ -270,40 +272,79 @@ final class TimelineState {
             return;
         }
         int mark = markAtOrAbove(target);
-        if (mark >= 0) { // the value's own position in its stream: later work does not delay the report
-            long value = markValue[mark];
-            Cover cover = new Cover(this, value);
-            long key = cover.register();
-            try {
-                HostFunctions.armAfterEvent(context, markEvent[mark], key);
-            } catch (RuntimeException e) {
-                cover.unregister();
-                throw e;
-            }
-            if (Long.compareUnsigned(value, covered) > 0) {
-                covered = value;
-            }
-            return;
-        }
-        long value = lastAdvanced; // older than every mark: the end of the last stream covers it
+        // the value's own position in its stream (later work does not delay the report), else the stream's end
+        long value = mark >= 0 ? markValue[mark] : lastAdvanced;
         Cover cover = new Cover(this, value);
         long key = cover.register();
-        try (CudaDriver.Pushed ignored = CudaDriver.Pushed.pushHeld(context, "covering a timeline value");
-             Arena arena = Arena.ofConfined()) {
-            MemorySegment p = arena.allocate(ValueLayout.ADDRESS);
-            CudaResults.check(Cuda.cuEventCreate(p, Cuda.CU_EVENT_DISABLE_TIMING()), "cuEventCreate (timeline cover)");
-            MemorySegment ev = p.get(ValueLayout.ADDRESS, 0);
-            try {
-                CudaResults.check(Cuda.cuEventRecord(ev, lastStream),
-                        "cuEventRecord(timeline stream " + CudaDriver.hex(lastStream) + ")");
-                HostFunctions.armAfterEvent(MemorySegment.NULL, ev, key); // context already pushed
-            } finally {
-                CudaDriver.logRelease(Cuda.cuEventDestroy_v2(ev), "cuEventDestroy_v2 (timeline cover)");
-            }
-            covered = value;
+        try {
+            HostFunctionBudget.arm(new CoverArm(value, key));
         } catch (RuntimeException e) {
             cover.unregister();
             throw e;
+        }
+        if (Long.compareUnsigned(value, covered) > 0) {
+            covered = value;
+        }
+    }
+
+    /**
+     * The arm of a cover for an advanced value, behind the value's mark or, without one, an event recorded on the
+     * last stream now; at once, or later when the driver has room ({@link HostFunctionBudget}). Probed meanwhile
+     * by reading the word.
+     */
+    private final class CoverArm implements HostFunctionBudget.Arming {
+        private final long value;
+        private final long key;
+
+        CoverArm(long value, long key) {
+            this.value = value;
+            this.key = key;
+        }
+
+        @Override
+        public long key() {
+            return key;
+        }
+
+        @Override
+        public long context() {
+            return context.address();
+        }
+
+        @Override
+        public boolean arm() {
+            synchronized (TimelineState.this) {
+                if (released) {
+                    return false;
+                }
+                try (CudaDriver.Pushed ignored = CudaDriver.Pushed.pushHeld(context, "covering a timeline value")) {
+                    int mark = markAtOrAbove(value);
+                    if (mark >= 0) {
+                        HostFunctions.launchAfterEvent(MemorySegment.NULL, markEvent[mark], key);
+                        return true;
+                    }
+                    try (Arena arena = Arena.ofConfined()) {
+                        MemorySegment p = arena.allocate(ValueLayout.ADDRESS);
+                        CudaResults.check(Cuda.cuEventCreate(p, Cuda.CU_EVENT_DISABLE_TIMING()),
+                                "cuEventCreate (timeline cover)");
+                        MemorySegment ev = p.get(ValueLayout.ADDRESS, 0);
+                        try {
+                            CudaResults.check(Cuda.cuEventRecord(ev, lastStream),
+                                    "cuEventRecord(timeline stream " + CudaDriver.hex(lastStream) + ")");
+                            HostFunctions.launchAfterEvent(MemorySegment.NULL, ev, key);
+                        } finally {
+                            CudaDriver.logRelease(Cuda.cuEventDestroy_v2(ev), "cuEventDestroy_v2 (timeline cover)");
+                        }
+                    }
+                    return true;
+                }
+            }
+        }
+
+        @Override
+        public boolean complete() {
+            // the word stays mapped while its timeline is not released (the pool frees slabs only with the context)
+            return !released && Long.compareUnsigned(read(), value) >= 0;
         }
     }
 
@@ -483,6 +524,7 @@ final class TimelineState {
         MemorySegment[] marks;
         long last;
         synchronized (this) {
+            released = true; // deferred cover arms find nothing to arm, and stop reading the word
             ev = orderEvent;
             orderEvent = MemorySegment.NULL;
             marks = markEvent.clone();

@@ -29,7 +29,11 @@
  *       {@code cuStreamCreate(NON_BLOCKING)}, {@code cuStreamWaitEvent}, {@code cuLaunchHostFunc},
  *       {@code cuStreamDestroy_v2} (returns at once, the stream is freed when its work is done); pop — only if no
  *       host function is outstanding for the event or value; a timeline value not yet covered may also need
- *       {@code cuEventCreate} + {@code cuEventRecord} + {@code cuEventDestroy_v2}</td></tr>
+ *       {@code cuEventCreate} + {@code cuEventRecord} + {@code cuEventDestroy_v2}. At most 32 such host functions
+ *       are outstanding in the process (the driver blocks the 57th {@code cuLaunchHostFunc} until the device
+ *       drains, on the H200); beyond that the arm is deferred — no call on the waiting thread — and the
+ *       {@code gpusync-cuda-armer} thread arms it when room frees, probing it meanwhile ({@code cuEventQuery}, or a
+ *       read of the timeline word) every 20 µs → 1 ms</td></tr>
  *   <tr><td>completion (host function, on a driver thread)</td><td>none (hands over only)</td></tr>
  *   <tr><td>cancel, timeout, engine {@code dispose()}</td><td>none: the registration's key is removed; the host
  *       function, which cannot be withdrawn, finds nothing when it runs</td></tr>

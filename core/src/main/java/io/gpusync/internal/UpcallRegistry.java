@@ -65,6 +65,11 @@ public final class UpcallRegistry<S> {
         return slots.remove(key, slot);
     }
 
+    /** Whether {@code key} is registered: neither fired nor cancelled yet. */
+    public boolean isPending(long key) {
+        return slots.containsKey(key);
+    }
+
     /** Slots neither fired nor cancelled. */
     public int pending() {
         return slots.size();
