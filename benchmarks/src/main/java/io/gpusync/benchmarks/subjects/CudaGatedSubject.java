@@ -30,8 +30,10 @@ import java.util.concurrent.TimeUnit;
  * <p>Without 64-bit stream memory operations ({@code CAN_USE_64_BIT_STREAM_MEM_OPS} = 0) the gate is waited
  * on with {@code cuStreamWaitValue32_v2} over its low 32 bits.
  *
- * <p><b>Deep queues.</b> N points keep 2·N commands pending on one stream. Should the driver's submission
- * queue fill, the enqueue blocks on the host — with nobody left to open the gate, since the harness makes
+ * <p><b>Deep queues.</b> A point keeps 2–3 commands pending on its stream, and one stream's submission queue holds
+ * ≈510 gated points on the H200 before the driver blocks the enqueue. So a stream spreads its points over
+ * <em>lanes</em> ({@value #POINTS_PER_LANE} consecutive points per lane, up to {@value #MAX_LANES} lanes, taken in
+ * turn): N = 10,000 pending points use 40 streams. Should a submission queue fill all the same, the enqueue blocks on the host — with nobody left to open the gate, since the harness makes
  * all points before signalling any. A watchdog therefore opens the gate fully (releasing every pending point)
  * when an enqueue has been stuck for {@value #STUCK_SECONDS} s, and the blocked {@code next()} then throws,
  * naming how many points were pending: the cell fails with that note instead of hanging the harness.
@@ -40,10 +42,11 @@ import java.util.concurrent.TimeUnit;
  * (and module loads and unloads) wait for the device; the device waits for the gates; a stream's close while
  * another stream still holds gated points would then hang the harness (its first H200 run did, in approach (b)'s
  * warm-up: the library freed a timeline word with {@code cuMemFreeHost} — fixed there with pooled words — and
- * this subject allocated and freed a gate per stream). So each stream takes a <em>lane</em> — a
- * {@link CudaWorkQueue} and a gate word carved from one slab allocated at the first probe — from a pool and gives
- * it back at close (gate fully opened, stream drained, gate reset to 0); lanes are never destroyed, so after the
- * first cells no stream's creation or close calls the driver beyond the gate's stores and the drain.
+ * this subject allocated and freed a gate per stream). So each stream takes a gate word carved from one slab
+ * allocated at the first probe, and its lanes ({@link CudaWorkQueue}s, all {@value #MAX_LANES} opened at the first
+ * probe too, while nothing is gated) from pools, and gives them back at close (gate fully opened, lanes drained,
+ * gate reset to 0); nothing is destroyed, so no stream's creation or close calls the driver beyond the gate's
+ * stores and the drain.
  *
  * <p>Skipped (with the driver's reason) where {@code CudaWorkQueue.open(0)} throws
  * {@link SyncNotSupportedException}. The probe's queue stays open for the life of the process: it keeps the
@@ -51,6 +54,10 @@ import java.util.concurrent.TimeUnit;
  */
 public final class CudaGatedSubject implements Subject {
     static final int STUCK_SECONDS = 5;
+    /** Consecutive points per lane (stream): half of what one stream's submission queue held on the H200. */
+    static final int POINTS_PER_LANE = 256;
+    /** Lanes opened at the first probe and shared by the streams alive at a time. */
+    static final int MAX_LANES = 48;
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     private static final Set<GateStream> LIVE = ConcurrentHashMap.newKeySet();
@@ -102,6 +109,9 @@ public final class CudaGatedSubject implements Subject {
                 try {
                     anchor = CudaWorkQueue.open(0);
                     allocateGates(anchor);
+                    for (int i = 0; i < MAX_LANES; i++) { // module loads wait for the device: never while gated
+                        QUEUES.add(CudaWorkQueue.open(0));
+                    }
                 } catch (SyncNotSupportedException e) {
                     unavailable = "no CUDA driver or device here: " + e.getMessage();
                 } catch (RuntimeException | LinkageError e) {
@@ -164,7 +174,10 @@ public final class CudaGatedSubject implements Subject {
 
     private static final class GateStream implements Stream {
         private final boolean event;
+        /** Lane 0, and the context all lanes share. */
         private final CudaWorkQueue queue;
+        /** Lanes taken so far (guarded by this); lane i serves points (i·{@value #POINTS_PER_LANE}, …] mod all lanes. */
+        private final java.util.List<CudaWorkQueue> lanes = new java.util.ArrayList<>();
         private final MemorySegment gate;
         private final long gateDevice;
         private final boolean wide;
@@ -182,6 +195,7 @@ public final class CudaGatedSubject implements Subject {
             this.event = event;
             CudaWorkQueue q = QUEUES.poll();
             this.queue = q != null ? q : CudaWorkQueue.open(0);
+            lanes.add(queue);
             MemorySegment g = null;
             try (Arena a = Arena.ofConfined()) {
                 push();
@@ -231,24 +245,25 @@ public final class CudaGatedSubject implements Subject {
                     throw new IllegalStateException("stream closed");
                 }
                 k = ++last;
+                CudaWorkQueue lane = lane(k);
                 enqueueSince = System.nanoTime();
                 try {
                     push();
                     try {
                         int r = wide
-                                ? Cuda.cuStreamWaitValue64_v2(queue.stream(), gateDevice, k, Cuda.CU_STREAM_WAIT_VALUE_GEQ())
-                                : Cuda.cuStreamWaitValue32_v2(queue.stream(), gateDevice, (int) k, Cuda.CU_STREAM_WAIT_VALUE_GEQ());
+                                ? Cuda.cuStreamWaitValue64_v2(lane.stream(), gateDevice, k, Cuda.CU_STREAM_WAIT_VALUE_GEQ())
+                                : Cuda.cuStreamWaitValue32_v2(lane.stream(), gateDevice, (int) k, Cuda.CU_STREAM_WAIT_VALUE_GEQ());
                         check(r, wide ? "cuStreamWaitValue64_v2(gate ≥ " + k + ")" : "cuStreamWaitValue32_v2(gate ≥ " + k + ")");
                     } finally {
                         pop();
                     }
-                    point = event ? queue.recordEvent() : queue.advanceTimeline();
+                    point = event ? lane.recordEvent() : lane.advanceTimeline();
                 } finally {
                     enqueueSince = 0;
                 }
                 if (stuck) {
                     throw new IllegalStateException("the CUDA driver blocked an enqueue for over " + STUCK_SECONDS
-                            + " s with " + (k - 1) + " gated points pending on one stream (its submission queue is full); "
+                            + " s with " + (k - 1) + " gated points pending on " + lanes.size() + " streams (a submission queue is full); "
                             + "the gate was opened to release them: use a smaller N for " + (event ? "cuda-event" : "cuda-timeline"));
                 }
             }
@@ -264,6 +279,19 @@ public final class CudaGatedSubject implements Subject {
                     open(k);
                 }
             };
+        }
+
+        /** The lane of point {@code k}; caller holds this. Lanes are taken from the pool as points spread out. */
+        private CudaWorkQueue lane(long k) {
+            int i = (int) (((k - 1) / POINTS_PER_LANE) % MAX_LANES);
+            while (lanes.size() <= i) {
+                CudaWorkQueue q = QUEUES.poll();
+                if (q == null) {
+                    throw new IllegalStateException("all " + MAX_LANES + " CUDA lanes are in use by other streams");
+                }
+                lanes.add(q);
+            }
+            return lanes.get(i);
         }
 
         /** Stores {@code k} into the gate if it is above what was stored (the gate only rises). Never blocks on the GPU. */
@@ -308,10 +336,14 @@ public final class CudaGatedSubject implements Subject {
             }
             LIVE.remove(this);
             open(wide ? Long.MAX_VALUE : Integer.MAX_VALUE); // every gated command passes
-            queue.synchronize(); // nothing reads the gate any more
+            java.util.List<CudaWorkQueue> taken;
+            synchronized (this) {
+                taken = java.util.List.copyOf(lanes);
+            }
+            taken.forEach(CudaWorkQueue::synchronize); // nothing reads the gate any more
             LONG.setVolatile(gate, 0L, 0L);
             GATES.add(gate);
-            QUEUES.add(queue); // the lane is reused: no module unload, stream destroy or context release here
+            QUEUES.addAll(taken); // lanes are reused: no module unload, stream destroy or context release here
         }
     }
 }
