@@ -2,7 +2,6 @@ package io.gpusync.cuda;
 
 import io.gpusync.SyncException;
 
-import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
@@ -25,10 +24,13 @@ import java.util.concurrent.locks.LockSupport;
  * {@code gpusync.cuda.hostFunctionsBehindEvents}) such host functions are outstanding in the process. An arm that
  * finds no room is <em>deferred</em>, never blocked: it joins a FIFO served by one daemon thread
  * ({@code gpusync-cuda-armer}) that arms the oldest deferred entries as host functions run and free room, and
- * meanwhile probes the deferred entries itself ({@link Arming#complete()}: one {@code cuEventQuery} or a memory
- * read; at most {@value #PROBES_PER_PASS} per pass) at an interval that starts at {@value #FIRST_PROBE_NANOS} ns
- * and doubles to {@value #MAX_PROBE_NANOS} ns while nothing completes — so an entry behind a long kernel of
- * another stream is not held up by it. With nothing deferred the thread parks without a timeout.
+ * meanwhile probes every deferred entry itself ({@link Arming#complete()}: one {@code cuEventQuery} or a memory
+ * read), each on its own schedule: first {@value #FIRST_PROBE_NANOS} ns after it was deferred, then at an interval
+ * that doubles up to {@value #MAX_PROBE_NANOS} ns while it stays incomplete. So a new entry behind a short kernel
+ * completes within tens of µs even while the room and the queue's head are held by waits that take seconds (a
+ * gate, a long kernel of another stream) — no entry is starved — and a thousand long-pending entries cost about
+ * 1,000 × 2 µs per {@value #MAX_PROBE_NANOS} ns ≈ 10 % of a core at most. With nothing deferred the thread parks
+ * without a timeout.
  *
  * <p><b>Faults.</b> Host functions of a context with a sticky error never run: {@link #contextFailed} gives their
  * room back. A deferred entry whose registration has been failed or cancelled is dropped.
@@ -37,9 +39,10 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class HostFunctionBudget {
     static final int DEFAULT_CAPACITY = 32;
-    static final int PROBES_PER_PASS = 256;
     static final long FIRST_PROBE_NANOS = 20_000L;
-    static final long MAX_PROBE_NANOS = 1_000_000L;
+    static final long MAX_PROBE_NANOS = 20_000_000L;
+    /** The armer never sleeps longer than this while entries are deferred (room may free without an unpark). */
+    static final long MAX_PARK_NANOS = 1_000_000L;
     private static final System.Logger LOG = System.getLogger(HostFunctionBudget.class.getName());
     private static final int CAPACITY = Math.max(1, Integer.getInteger("gpusync.cuda.hostFunctionsBehindEvents",
             DEFAULT_CAPACITY));
@@ -47,6 +50,8 @@ final class HostFunctionBudget {
     /** Keys of the host functions that hold room, by key → context address. */
     private static final Map<Long, Long> HOLDING = new ConcurrentHashMap<>();
     private static final ConcurrentLinkedDeque<Arming> DEFERRED = new ConcurrentLinkedDeque<>();
+    /** The probe schedule of each deferred entry (identity: entries are distinct objects). */
+    private static final Map<Arming, Schedule> SCHEDULES = new ConcurrentHashMap<>();
     private static volatile Thread armer;
 
     private HostFunctionBudget() {
@@ -114,6 +119,7 @@ final class HostFunctionBudget {
             return;
         }
         arming.hold();
+        SCHEDULES.put(arming, new Schedule());
         DEFERRED.add(arming);
         wakeArmer();
     }
@@ -176,35 +182,30 @@ final class HostFunctionBudget {
     }
 
     private static void run() {
-        long interval = FIRST_PROBE_NANOS;
         while (true) {
             if (DEFERRED.isEmpty()) {
                 LockSupport.park(HostFunctionBudget.class);
-                interval = FIRST_PROBE_NANOS;
                 continue;
             }
-            boolean progress;
+            long park = MAX_PARK_NANOS;
             try {
-                progress = armWhileRoom() | probe();
+                armWhileRoom();
+                park = probeDue();
             } catch (RuntimeException | Error t) { // never let the armer die: deferred waits would hang
                 LOG.log(System.Logger.Level.ERROR, "the CUDA armer failed a pass", t);
-                progress = false;
             }
-            interval = progress ? FIRST_PROBE_NANOS : Math.min(interval * 2, MAX_PROBE_NANOS);
             if (!DEFERRED.isEmpty()) {
-                LockSupport.parkNanos(HostFunctionBudget.class, interval);
+                LockSupport.parkNanos(HostFunctionBudget.class, Math.max(park, FIRST_PROBE_NANOS / 2));
             }
         }
     }
 
-    /** Arms the oldest deferred entries while there is room; returns whether any entry left the queue. */
-    private static boolean armWhileRoom() {
-        boolean progress = false;
+    /** Arms the oldest deferred entries while there is room. */
+    private static void armWhileRoom() {
         Arming a;
         while ((a = DEFERRED.peek()) != null) {
             if (!HostFunctions.registered(a.key())) { // failed, cancelled or completed meanwhile
                 leave(a);
-                progress = true;
                 continue;
             }
             if (!tryTake(a)) {
@@ -214,6 +215,7 @@ final class HostFunctionBudget {
                 giveBack(a.key());
                 continue;
             }
+            SCHEDULES.remove(a);
             try {
                 if (!a.arm()) {
                     giveBack(a.key());
@@ -224,43 +226,72 @@ final class HostFunctionBudget {
             } finally {
                 a.leave();
             }
-            progress = true;
         }
-        return progress;
     }
 
-    /** Probes up to {@value #PROBES_PER_PASS} deferred entries, completing those whose work is done. */
-    private static boolean probe() {
-        boolean progress = false;
-        int n = 0;
-        for (Iterator<Arming> it = DEFERRED.iterator(); it.hasNext() && n < PROBES_PER_PASS; n++) {
+    /**
+     * Probes the deferred entries that are due, completing those whose work is done and backing off the others;
+     * returns how long until the next entry is due (at most {@value #MAX_PARK_NANOS} ns).
+     */
+    private static long probeDue() {
+        long now = System.nanoTime();
+        long next = now + MAX_PARK_NANOS;
+        for (java.util.Iterator<Arming> it = DEFERRED.iterator(); it.hasNext(); ) {
             Arming a = it.next();
+            Schedule s = SCHEDULES.get(a);
+            if (s == null) {
+                continue; // just left
+            }
             if (!HostFunctions.registered(a.key())) {
-                progress |= leave(a);
+                leave(it, a);
+                continue;
+            }
+            if (now - s.due < 0) {
+                next = earlier(next, s.due);
                 continue;
             }
             try {
-                if (a.complete() && DEFERRED.remove(a)) {
+                if (a.complete()) {
+                    leave(it, a);
                     HostFunctions.fireKey(a.key());
-                    a.leave();
-                    progress = true;
+                    continue;
                 }
             } catch (SyncException e) {
-                if (DEFERRED.remove(a)) {
-                    HostFunctions.failKey(a.key(), e);
-                    a.leave();
-                    progress = true;
-                }
+                leave(it, a);
+                HostFunctions.failKey(a.key(), e);
+                continue;
             }
+            s.interval = Math.min(s.interval * 2, MAX_PROBE_NANOS);
+            s.due = System.nanoTime() + s.interval;
+            next = earlier(next, s.due);
         }
-        return progress;
+        return Math.max(0, next - System.nanoTime());
     }
 
+    private static long earlier(long a, long b) {
+        return a - b <= 0 ? a : b;
+    }
+
+    /** Takes {@code a} out of the queue; {@code true} if this call did (and ran its {@link Arming#leave()}). */
     private static boolean leave(Arming a) {
         if (DEFERRED.remove(a)) {
+            SCHEDULES.remove(a);
             a.leave();
             return true;
         }
         return false;
+    }
+
+    /** {@link #leave(Arming)} through the probing iterator (O(1)); only the armer thread removes entries. */
+    private static void leave(java.util.Iterator<Arming> it, Arming a) {
+        it.remove();
+        SCHEDULES.remove(a);
+        a.leave();
+    }
+
+    /** When a deferred entry is probed next, and its current interval. Touched by the armer thread only. */
+    private static final class Schedule {
+        long due = System.nanoTime() + FIRST_PROBE_NANOS;
+        long interval = FIRST_PROBE_NANOS;
     }
 }

@@ -33,7 +33,11 @@
  *       are outstanding in the process (the driver blocks the 57th {@code cuLaunchHostFunc} until the device
  *       drains, on the H200); beyond that the arm is deferred — no call on the waiting thread — and the
  *       {@code gpusync-cuda-armer} thread arms it when room frees, probing it meanwhile ({@code cuEventQuery}, or a
- *       read of the timeline word) every 20 µs → 1 ms</td></tr>
+ *       read of the timeline word) 20 µs after it was deferred and then at an interval doubling to 20 ms, each entry on
+ *       its own schedule, so none is starved by older ones. Destroying a context ({@code cuCtxDestroy}) while
+ *       gpusync still holds points in it is the caller's bug that gpusync cannot detect: on the H200 the next push
+ *       of the dead handle aborted the process inside the driver ({@code free(): invalid pointer}); the primary
+ *       contexts gpusync retains itself are not exposed to it</td></tr>
  *   <tr><td>completion (host function, on a driver thread)</td><td>none (hands over only)</td></tr>
  *   <tr><td>cancel, timeout, engine {@code dispose()}</td><td>none: the registration's key is removed; the host
  *       function, which cannot be withdrawn, finds nothing when it runs</td></tr>

@@ -83,11 +83,12 @@ class HostFunctionBudgetGpuTest {
     }
 
     @Test
-    void aDeferredWaitCompletesWhenItsWorkIsDoneEvenIfTheRoomIsTakenByWaitsBehindALongerKernel() throws Exception {
+    void aDeferredWaitCompletesWhenItsWorkIsDoneEvenIfTheRoomAndTheQueueAreTakenByWaitsBehindALongerKernel() throws Exception {
         assumeCuda();
         try (CudaWorkQueue slow = CudaWorkQueue.open(0); CudaWorkQueue fast = CudaWorkQueue.open(0)) {
             slow.launchSpin(5_000 * MS);
-            CountDownLatch slowDone = new CountDownLatch(HostFunctionBudget.capacity() + 8);
+            // the room and the head of the deferred queue (300 entries: more than one probe pass of the first design)
+            CountDownLatch slowDone = new CountDownLatch(HostFunctionBudget.capacity() + 300);
             Queue<Throwable> errors = new ConcurrentLinkedQueue<>();
             List<SyncPoint> points = new ArrayList<>();
             for (long i = slowDone.getCount(); i > 0; i--) { // every bit of room taken by waits behind 5 s
