@@ -31,6 +31,9 @@ final class CudaFaultWatch {
     private static final System.Logger LOG = System.getLogger(CudaFaultWatch.class.getName());
     private static final AtomicLong CHECKS = new AtomicLong();
     private static volatile Thread thread;
+    /** When a driver query in each context last succeeded outside the watch (nanoTime). */
+    private static final java.util.concurrent.ConcurrentHashMap<Long, Long> VOUCHED =
+            new java.util.concurrent.ConcurrentHashMap<>();
     private static volatile boolean rewind;
     /** When the last fault was detected and when its registrations had all been failed (nanoTime; tests). */
     static volatile long lastFaultDetectedNanos;
@@ -59,6 +62,14 @@ final class CudaFaultWatch {
         LockSupport.unpark(t);
     }
 
+    /**
+     * A driver query in {@code context} just succeeded (a deferred event's probe, {@link HostFunctionBudget}): the
+     * context had no sticky error then, so the watch need not query it for this interval.
+     */
+    static void vouch(long context) {
+        VOUCHED.put(context, System.nanoTime());
+    }
+
     /** Context checks made so far (tests: the watch idles while nothing is registered). */
     static long checks() {
         return CHECKS.get();
@@ -79,11 +90,16 @@ final class CudaFaultWatch {
             }
             LockSupport.parkNanos(CudaFaultWatch.class, interval);
             interval = Math.min(interval * 2, MAX_INTERVAL_NANOS);
+            long now = System.nanoTime();
             for (long ctx : HostFunctions.watchedContexts()) {
+                Long vouched = VOUCHED.get(ctx);
+                if (vouched != null && now - vouched < interval) {
+                    continue; // a driver query in it succeeded within this interval: no sticky error then
+                }
                 try {
                     check(ctx);
-                } catch (RuntimeException | Error e) { // never let the watch die
-                    LOG.log(System.Logger.Level.WARNING, "CUDA fault watch: checking context 0x"
+                } catch (RuntimeException | Error e) { // never let the watch die; a failed check repeats each interval
+                    LOG.log(System.Logger.Level.DEBUG, "CUDA fault watch: checking context 0x"
                             + Long.toHexString(ctx) + " failed", e);
                 }
             }

@@ -152,6 +152,11 @@ final class EventWakeup implements HostFunctions.Slot {
         }
 
         @Override
+        public boolean probeQueriesContext() {
+            return true; // cuEventQuery returns the context's sticky error, if any
+        }
+
+        @Override
         public void hold() {
             claim.enter(); // a waker holds the event now; the deferred arm must not outlive it
         }

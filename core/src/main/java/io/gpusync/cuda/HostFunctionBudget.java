@@ -24,16 +24,22 @@ import java.util.concurrent.locks.LockSupport;
  * {@code gpusync.cuda.hostFunctionsBehindEvents}) such host functions are outstanding in the process. An arm that
  * finds no room is <em>deferred</em>, never blocked: it joins a FIFO served by one daemon thread
  * ({@code gpusync-cuda-armer}) that arms the oldest deferred entries as host functions run and free room, and
- * meanwhile probes every deferred entry itself ({@link Arming#complete()}: one {@code cuEventQuery} or a memory
- * read), each on its own schedule: first {@value #FIRST_PROBE_NANOS} ns after it was deferred, then at an interval
- * that doubles up to {@value #MAX_PROBE_NANOS} ns while it stays incomplete. So a new entry behind a short kernel
- * completes within tens of µs even while the room and the queue's head are held by waits that take seconds (a
- * gate, a long kernel of another stream) — no entry is starved — and a thousand long-pending entries cost about
- * 1,000 × 2 µs per {@value #MAX_PROBE_NANOS} ns ≈ 10 % of a core at most. With nothing deferred the thread parks
- * without a timeout.
+ * meanwhile probes the deferred entries itself ({@link Arming#complete()}: one {@code cuEventQuery} or a memory
+ * read), each on its own schedule — first {@value #FIRST_PROBE_NANOS} ns after it was deferred, then at an interval
+ * that doubles up to {@value #MAX_PROBE_NANOS} ns while it stays incomplete, soonest due first. Young entries (an
+ * interval under {@value #YOUNG_NANOS} ns: their first ~6 probes) are probed whenever due, so a new entry behind a
+ * short kernel completes within tens of µs even while the room and the queue's head are held by waits that take
+ * seconds (a gate, a long kernel of another stream): no entry is starved. Older entries share a budget of
+ * {@value #PROBES_PER_SECOND} probes per second, so the cost of long-pending deferred waits is bounded —
+ * ≈ {@value #PROBES_PER_SECOND} × 2 µs ≈ 2 % of a core however many there are — at the price of noticing them
+ * late as their number grows (each about every N / {@value #PROBES_PER_SECOND} s, N deferred: 0.1 s at
+ * N = 1,000). With nothing deferred the thread parks without a timeout.
  *
  * <p><b>Faults.</b> Host functions of a context with a sticky error never run: {@link #contextFailed} gives their
- * room back. A deferred entry whose registration has been failed or cancelled is dropped.
+ * room back. A deferred entry whose registration has been failed or cancelled is dropped. A probe that returns
+ * the context's sticky error fails every registration of that context at once ({@link HostFunctions#failContext});
+ * a probe that queried the driver and succeeded vouches for the context, so {@link CudaFaultWatch} skips its own
+ * query of it for that interval.
  *
  * <p>Thread-safe. {@link #hostFunctionRan} runs on driver threads and only counts and unparks.
  */
@@ -41,6 +47,10 @@ final class HostFunctionBudget {
     static final int DEFAULT_CAPACITY = 32;
     static final long FIRST_PROBE_NANOS = 20_000L;
     static final long MAX_PROBE_NANOS = 20_000_000L;
+    /** The armer's probe budget: the cost of deferral stays bounded however many entries are deferred. */
+    static final int PROBES_PER_SECOND = 10_000;
+    /** Entries probed at shorter intervals than this are young: probed whenever due, outside the budget. */
+    static final long YOUNG_NANOS = 1_000_000L;
     /** The armer never sleeps longer than this while entries are deferred (room may free without an unpark). */
     static final long MAX_PARK_NANOS = 1_000_000L;
     private static final System.Logger LOG = System.getLogger(HostFunctionBudget.class.getName());
@@ -52,7 +62,18 @@ final class HostFunctionBudget {
     private static final ConcurrentLinkedDeque<Arming> DEFERRED = new ConcurrentLinkedDeque<>();
     /** The probe schedule of each deferred entry (identity: entries are distinct objects). */
     private static final Map<Arming, Schedule> SCHEDULES = new ConcurrentHashMap<>();
+    /** Schedules not yet in the armer's heap. */
+    private static final java.util.concurrent.ConcurrentLinkedQueue<Schedule> INCOMING =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /** Young and old deferred entries by when they are due (armer thread only; entries that left are skipped lazily). */
+    private static final java.util.PriorityQueue<Schedule> YOUNG =
+            new java.util.PriorityQueue<>((x, y) -> Long.compare(x.due - y.due, 0));
+    private static final java.util.PriorityQueue<Schedule> OLD =
+            new java.util.PriorityQueue<>((x, y) -> Long.compare(x.due - y.due, 0));
     private static volatile Thread armer;
+    /** Probes the armer may make now (armer thread only), refilled at {@value #PROBES_PER_SECOND} per second. */
+    private static double budget;
+    private static long lastPass = System.nanoTime();
 
     private HostFunctionBudget() {
     }
@@ -77,6 +98,11 @@ final class HostFunctionBudget {
 
         /** Whether the work the host function stands behind is complete; a probe that never blocks. */
         boolean complete();
+
+        /** Whether {@link #complete()} queries the driver in the context (a success then shows it has no sticky error). */
+        default boolean probeQueriesContext() {
+            return false;
+        }
 
         /** The entry is deferred: keep what it arms behind valid until {@link #leave()}. */
         default void hold() {
@@ -119,8 +145,10 @@ final class HostFunctionBudget {
             return;
         }
         arming.hold();
-        SCHEDULES.put(arming, new Schedule());
+        Schedule schedule = new Schedule(arming);
+        SCHEDULES.put(arming, schedule);
         DEFERRED.add(arming);
+        INCOMING.add(schedule);
         wakeArmer();
     }
 
@@ -215,7 +243,10 @@ final class HostFunctionBudget {
                 giveBack(a.key());
                 continue;
             }
-            SCHEDULES.remove(a);
+            Schedule gone = SCHEDULES.remove(a);
+            if (gone != null) {
+                gone.left = true;
+            }
             try {
                 if (!a.arm()) {
                     giveBack(a.key());
@@ -230,68 +261,98 @@ final class HostFunctionBudget {
     }
 
     /**
-     * Probes the deferred entries that are due, completing those whose work is done and backing off the others;
-     * returns how long until the next entry is due (at most {@value #MAX_PARK_NANOS} ns).
+     * Probes the deferred entries that are due, soonest first and within the probe budget, completing those whose
+     * work is done and backing off the others; returns how long until the next one is due (at most
+     * {@value #MAX_PARK_NANOS} ns).
      */
     private static long probeDue() {
+        for (Schedule s; (s = INCOMING.poll()) != null; ) {
+            YOUNG.add(s);
+        }
         long now = System.nanoTime();
-        long next = now + MAX_PARK_NANOS;
-        for (java.util.Iterator<Arming> it = DEFERRED.iterator(); it.hasNext(); ) {
-            Arming a = it.next();
-            Schedule s = SCHEDULES.get(a);
-            if (s == null) {
-                continue; // just left
+        budget = Math.min(budget + (now - lastPass) * PROBES_PER_SECOND / 1_000_000_000.0, PROBES_PER_SECOND / 100.0);
+        lastPass = now;
+        probeDue(YOUNG, now, false);
+        long wait = probeDue(OLD, now, true);
+        Schedule y = YOUNG.peek();
+        if (y != null) {
+            wait = Math.min(wait, Math.max(0, y.due - System.nanoTime()));
+        }
+        return wait;
+    }
+
+    /**
+     * Probes the entries of {@code heap} due at {@code now}, soonest first (within the budget if {@code budgeted});
+     * returns how long until the next one is due or the budget allows one more (at most {@value #MAX_PARK_NANOS} ns).
+     */
+    private static long probeDue(java.util.PriorityQueue<Schedule> heap, long now, boolean budgeted) {
+        Schedule s;
+        while ((s = heap.peek()) != null && now - s.due >= 0) {
+            if (s.left) {
+                heap.poll();
+                continue;
             }
+            Arming a = s.arming;
             if (!HostFunctions.registered(a.key())) {
-                leave(it, a);
+                heap.poll();
+                leave(a);
                 continue;
             }
-            if (now - s.due < 0) {
-                next = earlier(next, s.due);
-                continue;
+            if (budgeted) {
+                if (budget < 1) {
+                    return (long) ((1 - budget) * 1_000_000_000.0 / PROBES_PER_SECOND) + 1;
+                }
+                budget -= 1;
             }
+            heap.poll();
             try {
                 if (a.complete()) {
-                    leave(it, a);
-                    HostFunctions.fireKey(a.key());
+                    if (leave(a)) {
+                        HostFunctions.fireKey(a.key());
+                    }
                     continue;
                 }
+                if (a.probeQueriesContext()) {
+                    CudaFaultWatch.vouch(a.context());
+                }
             } catch (SyncException e) {
-                leave(it, a);
-                HostFunctions.failKey(a.key(), e);
+                if (e.kind() == io.gpusync.ErrorKind.FATAL && !(e instanceof io.gpusync.SyncCancelledException)) {
+                    HostFunctions.failContext(a.context(), e); // sticky: every wait of the context, not just this one
+                }
+                if (leave(a)) {
+                    HostFunctions.failKey(a.key(), e);
+                }
                 continue;
             }
             s.interval = Math.min(s.interval * 2, MAX_PROBE_NANOS);
-            s.due = System.nanoTime() + s.interval;
-            next = earlier(next, s.due);
+            s.due = now + s.interval;
+            (s.interval < YOUNG_NANOS ? YOUNG : OLD).add(s);
         }
-        return Math.max(0, next - System.nanoTime());
-    }
-
-    private static long earlier(long a, long b) {
-        return a - b <= 0 ? a : b;
+        return s == null ? MAX_PARK_NANOS : Math.min(MAX_PARK_NANOS, Math.max(0, s.due - System.nanoTime()));
     }
 
     /** Takes {@code a} out of the queue; {@code true} if this call did (and ran its {@link Arming#leave()}). */
     private static boolean leave(Arming a) {
         if (DEFERRED.remove(a)) {
-            SCHEDULES.remove(a);
+            Schedule s = SCHEDULES.remove(a);
+            if (s != null) {
+                s.left = true;
+            }
             a.leave();
             return true;
         }
         return false;
     }
 
-    /** {@link #leave(Arming)} through the probing iterator (O(1)); only the armer thread removes entries. */
-    private static void leave(java.util.Iterator<Arming> it, Arming a) {
-        it.remove();
-        SCHEDULES.remove(a);
-        a.leave();
-    }
-
     /** When a deferred entry is probed next, and its current interval. Touched by the armer thread only. */
     private static final class Schedule {
+        final Arming arming;
         long due = System.nanoTime() + FIRST_PROBE_NANOS;
         long interval = FIRST_PROBE_NANOS;
+        volatile boolean left;
+
+        Schedule(Arming arming) {
+            this.arming = arming;
+        }
     }
 }

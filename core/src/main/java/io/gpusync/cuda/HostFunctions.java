@@ -134,8 +134,9 @@ final class HostFunctions {
      * functions will run, so their room in {@link HostFunctionBudget} is given back); returns how many it failed.
      */
     static int failContext(long context, SyncException error) {
+        int failed = failWhere(r -> r.context() == context, error); // first: its deferred arms are dropped, not armed
         HostFunctionBudget.contextFailed(context);
-        return failWhere(r -> r.context() == context, error);
+        return failed;
     }
 
     /** Fails every slot registered for {@code owner} with {@code error}; returns how many it failed. */

@@ -87,24 +87,35 @@ class CudaFaultsGpuTest {
                 GpuSync.await(p, SyncPoint.FOREVER).subscribe(v -> { }, e -> done.countDown(), done::countDown);
             }
             Thread.sleep(300);
-            Thread watch = Thread.getAllStackTraces().keySet().stream()
-                    .filter(t -> t.getName().equals("gpusync-cuda-fault-watch")).findFirst().orElseThrow();
+            Thread watch = thread("gpusync-cuda-fault-watch");
+            Thread armer = thread("gpusync-cuda-armer"); // probes the waits deferred for want of host-function room
             // java.management through reflection: the test sources compile as part of module io.gpusync.reactor
             Object mx = Class.forName("java.lang.management.ManagementFactory").getMethod("getThreadMXBean").invoke(null);
             java.lang.reflect.Method cpu = Class.forName("java.lang.management.ThreadMXBean")
                     .getMethod("getThreadCpuTime", long.class);
             long cpu0 = (long) cpu.invoke(mx, watch.threadId());
+            long armer0 = (long) cpu.invoke(mx, armer.threadId());
             assertThat(cpu0).as("this JVM measures the watch thread's CPU time (-1 = not measured)").isPositive();
             long t0 = System.nanoTime();
             Thread.sleep(2_000);
             long cpu1 = (long) cpu.invoke(mx, watch.threadId());
-            double pct = 100.0 * (cpu1 - cpu0) / (System.nanoTime() - t0);
+            long armer1 = (long) cpu.invoke(mx, armer.threadId());
+            long elapsed = System.nanoTime() - t0;
+            double pct = 100.0 * (cpu1 - cpu0) / elapsed;
+            double armerPct = 100.0 * (armer1 - armer0) / elapsed;
             System.out.printf("FAULT_WATCH_CPU %.4f %% of a core (1,000 waits pending, one context; %,d ns of CPU in 2 s,"
-                    + " %s)%n", pct, cpu1 - cpu0, watch.getState());
+                    + " %s); armer %.3f %% of a core%n", pct, cpu1 - cpu0, watch.getState(), armerPct);
             assertThat(pct).isLessThanOrEqualTo(0.1);
+            assertThat(armerPct).as("the armer's probe budget (~2 %% of a core) bounds the cost of deferral")
+                    .isLessThanOrEqualTo(5.0);
             assertThat(done.await(30, TimeUnit.SECONDS)).as("all complete when the kernel ends").isTrue();
             points.forEach(p -> p.waiter().close());
         }
+    }
+
+    private static Thread thread(String name) {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals(name)).findFirst()
+                .orElseThrow(() -> new AssertionError("no thread " + name));
     }
 
     private static void assumeCudaDevice() {

@@ -1,0 +1,220 @@
+package io.gpusync.cuda;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.gpusync.BackendKind;
+import io.gpusync.DeviceLostException;
+import io.gpusync.SyncException;
+import io.gpusync.SyncNotSupportedException;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * How {@link HostFunctionBudget} schedules arms, without a GPU: each entry stands for "arm a host function behind
+ * an event" and its work is a flag the test sets; running a host function is what the driver would do
+ * ({@link HostFunctionBudget#hostFunctionRan} then the registration fires). The driver-side behaviour — that the
+ * 57th host function behind event waits blocks, that deferred waits complete on the H200 — is
+ * {@code HostFunctionBudgetGpuTest}'s.
+ */
+class HostFunctionBudgetTest {
+    private static final MemorySegment CONTEXT = MemorySegment.ofAddress(0x5eed_0000L);
+    private final List<Work> works = new ArrayList<>();
+
+    /** One arm: counts what the budget does with it. */
+    private final class Work implements HostFunctionBudget.Arming, HostFunctions.Slot {
+        final long key = HostFunctions.register(CONTEXT, null, this);
+        volatile boolean done;
+        volatile boolean armed;
+        volatile Thread armedOn;
+        final AtomicInteger probes = new AtomicInteger();
+        final AtomicInteger holds = new AtomicInteger();
+        final AtomicInteger leaves = new AtomicInteger();
+        volatile boolean fired;
+        volatile SyncException failure;
+
+        Work() {
+            works.add(this);
+        }
+
+        @Override
+        public long key() {
+            return key;
+        }
+
+        @Override
+        public long context() {
+            return CONTEXT.address();
+        }
+
+        @Override
+        public boolean arm() {
+            armedOn = Thread.currentThread();
+            armed = true;
+            return true;
+        }
+
+        @Override
+        public boolean complete() {
+            probes.incrementAndGet();
+            return done;
+        }
+
+        @Override
+        public void hold() {
+            holds.incrementAndGet();
+        }
+
+        @Override
+        public void leave() {
+            leaves.incrementAndGet();
+        }
+
+        @Override
+        public void fire() {
+            fired = true;
+        }
+
+        @Override
+        public void fail(SyncException error) {
+            failure = error;
+        }
+
+        /** What the driver does when the armed host function runs. */
+        void hostFunctionRuns() {
+            HostFunctionBudget.hostFunctionRan(key);
+            HostFunctions.fireKey(key);
+        }
+    }
+
+    @BeforeEach
+    void noDriverHere() {
+        try {
+            CudaDriver.ensure();
+        } catch (SyncNotSupportedException expected) {
+            return; // the fault watch finds no driver to query the made-up context with
+        }
+        assumeTrue(false, "a CUDA driver is here: the fault watch would push the test's made-up context");
+    }
+
+    @AfterEach
+    void releaseEverything() throws InterruptedException {
+        works.forEach(w -> HostFunctions.cancel(w.key)); // deferred entries are dropped, not armed
+        boolean drained = await(() -> {
+            works.stream().filter(w -> w.armed).forEach(w -> HostFunctionBudget.hostFunctionRan(w.key));
+            return HostFunctionBudget.deferred() == 0 && HostFunctionBudget.inFlight() == 0;
+        }, 5_000);
+        assertThat(drained).as("every deferred entry dropped and every bit of room given back").isTrue();
+    }
+
+    private List<Work> armed(int n) {
+        List<Work> ws = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            Work w = new Work();
+            HostFunctionBudget.arm(w);
+            ws.add(w);
+        }
+        return ws;
+    }
+
+    @Test
+    void armsOnTheCallersThreadWhileThereIsRoomAndDefersTheRestWithoutBlocking() {
+        int room = HostFunctionBudget.capacity();
+        List<Work> ws = armed(room + 8);
+        assertThat(ws.subList(0, room)).allSatisfy(w -> {
+            assertThat(w.armed).isTrue();
+            assertThat(w.armedOn).isEqualTo(Thread.currentThread());
+            assertThat(w.holds.get()).as("an arm made at once holds nothing").isZero();
+        });
+        assertThat(HostFunctionBudget.inFlight()).isEqualTo(room);
+        assertThat(HostFunctionBudget.deferred()).isEqualTo(8);
+        assertThat(ws.subList(room, room + 8)).allSatisfy(w -> {
+            assertThat(w.armed).isFalse();
+            assertThat(w.holds.get()).as("a deferred arm keeps its event alive").isEqualTo(1);
+        });
+    }
+
+    @Test
+    void aHostFunctionThatRunsGivesItsRoomToTheOldestDeferredArm() throws InterruptedException {
+        int room = HostFunctionBudget.capacity();
+        List<Work> ws = armed(room + 3);
+        ws.get(0).hostFunctionRuns();
+        Work oldest = ws.get(room);
+        assertThat(await(() -> oldest.armed, 2_000)).as("the oldest deferred arm took the room").isTrue();
+        assertThat(oldest.armedOn.getName()).isEqualTo("gpusync-cuda-armer");
+        assertThat(oldest.leaves.get()).as("it left the queue and let its event go").isEqualTo(1);
+        assertThat(ws.get(room + 1).armed).isFalse();
+        assertThat(HostFunctionBudget.inFlight()).isEqualTo(room);
+    }
+
+    @Test
+    void aDeferredArmWhoseWorkIsDoneCompletesByProbeEvenBehindOlderOnesThatNeverComplete() throws InterruptedException {
+        armed(HostFunctionBudget.capacity() + 500); // the room and a long queue, all behind work that never ends
+        Work quick = new Work();
+        HostFunctionBudget.arm(quick);
+        quick.done = true;
+        long t0 = System.nanoTime();
+        assertThat(await(() -> quick.fired, 2_000)).as("completed by a probe, not starved by 500 older entries").isTrue();
+        System.out.printf("BUDGET a deferred arm behind 500 older ones completed %d µs after its work was done%n",
+                (System.nanoTime() - t0) / 1_000);
+        assertThat(quick.armed).as("it never needed the room").isFalse();
+        assertThat(quick.leaves.get()).isEqualTo(1);
+    }
+
+    @Test
+    void theArmerProbesNoMoreThanItsBudgetHoweverManyArmsAreDeferred() throws InterruptedException {
+        List<Work> ws = armed(HostFunctionBudget.capacity() + 3_000);
+        Thread.sleep(300); // past the first, closely spaced probes of every entry
+        long before = ws.stream().mapToLong(w -> w.probes.get()).sum();
+        long t0 = System.nanoTime();
+        Thread.sleep(1_000);
+        long probes = ws.stream().mapToLong(w -> w.probes.get()).sum() - before;
+        double perSecond = probes * 1e9 / (System.nanoTime() - t0);
+        System.out.printf("BUDGET 3,000 deferred arms, nothing completing: %.0f probes/s (budget %d/s)%n",
+                perSecond, HostFunctionBudget.PROBES_PER_SECOND);
+        assertThat(perSecond).isLessThanOrEqualTo(HostFunctionBudget.PROBES_PER_SECOND * 1.2);
+        assertThat(probes).as("the deferred entries are still probed").isPositive();
+    }
+
+    @Test
+    void aDeferredArmWhoseRegistrationFailedIsDroppedAndLetsItsEventGo() throws InterruptedException {
+        List<Work> ws = armed(HostFunctionBudget.capacity() + 1);
+        Work deferred = ws.get(ws.size() - 1);
+        DeviceLostException lost = new DeviceLostException(BackendKind.CUDA, "the test's fault", null);
+        HostFunctions.failKey(deferred.key, lost);
+        assertThat(deferred.failure).isSameAs(lost);
+        assertThat(await(() -> deferred.leaves.get() == 1, 2_000)).isTrue();
+        assertThat(HostFunctionBudget.deferred()).isZero();
+        assertThat(deferred.armed).isFalse();
+    }
+
+    @Test
+    void aStickyErrorInTheContextGivesBackTheRoomOfItsHostFunctionsWhichWillNeverRun() throws InterruptedException {
+        int room = HostFunctionBudget.capacity();
+        List<Work> ws = armed(room + 2);
+        HostFunctions.failContext(CONTEXT.address(), new DeviceLostException(BackendKind.CUDA, "sticky", null));
+        assertThat(HostFunctionBudget.inFlight()).isZero();
+        assertThat(ws).allSatisfy(w -> assertThat(w.failure).isInstanceOf(DeviceLostException.class));
+        assertThat(await(() -> HostFunctionBudget.deferred() == 0, 2_000)).isTrue();
+        ws.forEach(w -> w.fired = true); // their host functions never run
+    }
+
+    private static boolean await(BooleanSupplier condition, long millis) throws InterruptedException {
+        long until = System.nanoTime() + millis * 1_000_000L;
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > until) {
+                return false;
+            }
+            Thread.sleep(1);
+        }
+        return true;
+    }
+}
