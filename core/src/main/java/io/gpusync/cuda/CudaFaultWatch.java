@@ -30,7 +30,7 @@ final class CudaFaultWatch {
     static final long MAX_INTERVAL_NANOS = 10_000_000L;
     private static final System.Logger LOG = System.getLogger(CudaFaultWatch.class.getName());
     private static final AtomicLong CHECKS = new AtomicLong();
-    private static volatile Thread thread;
+    private static final OnDemandDaemon THREAD = new OnDemandDaemon("gpusync-cuda-fault-watch", CudaFaultWatch::run);
     /** When a driver query in each context last succeeded outside the watch (nanoTime). */
     private static final java.util.concurrent.ConcurrentHashMap<Long, Long> VOUCHED =
             new java.util.concurrent.ConcurrentHashMap<>();
@@ -46,20 +46,7 @@ final class CudaFaultWatch {
     /** A context got its first registration: make sure the thread runs and checks soon. */
     static void watch() {
         rewind = true;
-        Thread t = thread;
-        if (t == null) {
-            synchronized (CudaFaultWatch.class) {
-                t = thread;
-                if (t == null) {
-                    t = new Thread(CudaFaultWatch::run, "gpusync-cuda-fault-watch");
-                    t.setDaemon(true);
-                    thread = t;
-                    t.start();
-                    return;
-                }
-            }
-        }
-        LockSupport.unpark(t);
+        THREAD.wake();
     }
 
     /**

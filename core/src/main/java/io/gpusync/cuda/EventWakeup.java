@@ -123,26 +123,14 @@ final class EventWakeup implements HostFunctions.Slot {
     }
 
     /** The arm of this event's host function, now or once the driver has room ({@link HostFunctionBudget}). */
-    private final class Arm implements HostFunctionBudget.Arming {
-        private final long key;
-
+    private final class Arm extends HostFunctionBudget.Entry {
         Arm(long key) {
-            this.key = key;
-        }
-
-        @Override
-        public long key() {
-            return key;
-        }
-
-        @Override
-        public long context() {
-            return context.address();
+            super(key, context);
         }
 
         @Override
         public boolean arm() {
-            HostFunctions.launchAfterEvent(context, event, key);
+            HostFunctions.launchAfterEvent(context, event, key());
             return true;
         }
 

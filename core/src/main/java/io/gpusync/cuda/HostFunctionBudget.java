@@ -70,7 +70,7 @@ final class HostFunctionBudget {
             new java.util.PriorityQueue<>((x, y) -> Long.compare(x.due - y.due, 0));
     private static final java.util.PriorityQueue<Schedule> OLD =
             new java.util.PriorityQueue<>((x, y) -> Long.compare(x.due - y.due, 0));
-    private static volatile Thread armer;
+    private static final OnDemandDaemon ARMER = new OnDemandDaemon("gpusync-cuda-armer", HostFunctionBudget::run);
     /** Probes the armer may make now (armer thread only), refilled at {@value #PROBES_PER_SECOND} per second. */
     private static double budget;
     private static long lastPass = System.nanoTime();
@@ -110,6 +110,27 @@ final class HostFunctionBudget {
 
         /** The entry left the queue (armed, completed, failed or dropped). */
         default void leave() {
+        }
+    }
+
+    /** An {@link Arming} of one registration key in one context. */
+    abstract static class Entry implements Arming {
+        private final long key;
+        private final long context;
+
+        Entry(long key, java.lang.foreign.MemorySegment context) {
+            this.key = key;
+            this.context = context.address();
+        }
+
+        @Override
+        public final long key() {
+            return key;
+        }
+
+        @Override
+        public final long context() {
+            return context;
         }
     }
 
@@ -155,10 +176,7 @@ final class HostFunctionBudget {
     /** A host function ran (driver thread): its room, if it held any, is free again. Only counts and unparks. */
     static void hostFunctionRan(long key) {
         if (giveBack(key) && !DEFERRED.isEmpty()) {
-            Thread t = armer;
-            if (t != null) {
-                LockSupport.unpark(t);
-            }
+            ARMER.unparkIfStarted();
         }
     }
 
@@ -193,20 +211,7 @@ final class HostFunctionBudget {
     }
 
     private static void wakeArmer() {
-        Thread t = armer;
-        if (t == null) {
-            synchronized (HostFunctionBudget.class) {
-                t = armer;
-                if (t == null) {
-                    t = new Thread(HostFunctionBudget::run, "gpusync-cuda-armer");
-                    t.setDaemon(true);
-                    armer = t;
-                    t.start();
-                    return;
-                }
-            }
-        }
-        LockSupport.unpark(t);
+        ARMER.wake();
     }
 
     private static void run() {
@@ -323,6 +328,8 @@ final class HostFunctionBudget {
                     HostFunctions.failKey(a.key(), e);
                 }
                 continue;
+            } catch (RuntimeException e) { // a probe's bug must not drop the entry from the schedule
+                LOG.log(System.Logger.Level.WARNING, "probing a deferred CUDA host-function arm threw", e);
             }
             s.interval = Math.min(s.interval * 2, MAX_PROBE_NANOS);
             s.due = now + s.interval;

@@ -292,23 +292,12 @@ final class TimelineState {
      * last stream now; at once, or later when the driver has room ({@link HostFunctionBudget}). Probed meanwhile
      * by reading the word.
      */
-    private final class CoverArm implements HostFunctionBudget.Arming {
+    private final class CoverArm extends HostFunctionBudget.Entry {
         private final long value;
-        private final long key;
 
         CoverArm(long value, long key) {
+            super(key, context);
             this.value = value;
-            this.key = key;
-        }
-
-        @Override
-        public long key() {
-            return key;
-        }
-
-        @Override
-        public long context() {
-            return context.address();
         }
 
         @Override
@@ -320,7 +309,7 @@ final class TimelineState {
                 try (CudaDriver.Pushed ignored = CudaDriver.Pushed.pushHeld(context, "covering a timeline value")) {
                     int mark = markAtOrAbove(value);
                     if (mark >= 0) {
-                        HostFunctions.launchAfterEvent(MemorySegment.NULL, markEvent[mark], key);
+                        HostFunctions.launchAfterEvent(MemorySegment.NULL, markEvent[mark], key());
                         return true;
                     }
                     try (Arena arena = Arena.ofConfined()) {
@@ -331,7 +320,7 @@ final class TimelineState {
                         try {
                             CudaResults.check(Cuda.cuEventRecord(ev, lastStream),
                                     "cuEventRecord(timeline stream " + CudaDriver.hex(lastStream) + ")");
-                            HostFunctions.launchAfterEvent(MemorySegment.NULL, ev, key);
+                            HostFunctions.launchAfterEvent(MemorySegment.NULL, ev, key());
                         } finally {
                             CudaDriver.logRelease(Cuda.cuEventDestroy_v2(ev), "cuEventDestroy_v2 (timeline cover)");
                         }
