@@ -96,6 +96,11 @@ public final class DemoMain implements Callable<Integer> {
     @Option(names = "--queues", defaultValue = "4", description = "simulated device: in-order queues (default: ${DEFAULT-VALUE})")
     int queues;
 
+    @Option(names = "--streams", defaultValue = "0",
+            description = "CUDA: streams the requests are spread over (default 0: sized to the GPU, one per hardware work"
+                    + " queue the driver gives a process, CUDA_DEVICE_MAX_CONNECTIONS or 8)")
+    int streams;
+
     /** The system property naming the directory a relative {@code --plot} is written to. */
     static final String OUTPUT_DIR = "gpusync.demo.outputDir";
 
@@ -124,8 +129,12 @@ public final class DemoMain implements Callable<Integer> {
             throw new CommandLine.ParameterException(new CommandLine(this), "--batch must be in [1, "
                     + DemoServer.MAX_BATCH_UNITS + "] and --batch-in-flight in [1, " + DemoServer.MAX_BATCH_IN_FLIGHT + "]");
         }
+        if (streams < 0 || streams > DeviceOptions.MAX_STREAMS) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--streams must be in [0, "
+                    + DeviceOptions.MAX_STREAMS + "] (0: sized to the GPU): " + streams);
+        }
         DeviceOptions deviceOptions = new DeviceOptions(
-                new KernelModel(kernelMedian, kernelSigma, tailProbability, tailFactor), queues, false);
+                new KernelModel(kernelMedian, kernelSigma, tailProbability, tailFactor), queues, false, streams);
         Devices.Discovery discovery = Devices.open(backend, deviceOptions);
         try (Device device = discovery.device()) {
             return load != null ? runLoad(device, discovery) : serve(device, discovery);

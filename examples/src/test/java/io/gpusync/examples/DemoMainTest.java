@@ -54,6 +54,8 @@ class DemoMainTest {
         assertThat(new CommandLine(new DemoMain()).execute("--load", "1s", "--batch", "0")).isEqualTo(2);
         assertThat(new CommandLine(new DemoMain()).execute("--load", "1s", "--work-ms", "10001")).isEqualTo(2);
         assertThat(new CommandLine(new DemoMain()).execute("--stuck-after", "0s")).isEqualTo(2);
+        assertThat(new CommandLine(new DemoMain()).execute("--load", "1s", "--streams", "-1")).isEqualTo(2);
+        assertThat(new CommandLine(new DemoMain()).execute("--load", "1s", "--streams", "129")).isEqualTo(2);
     }
 
     @Test

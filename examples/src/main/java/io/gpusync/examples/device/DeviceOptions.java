@@ -8,12 +8,33 @@ package io.gpusync.examples.device;
  * @param allowSoftware whether a CPU implementation of a GPU API (PoCL, lavapipe, llvmpipe) counts as a
  *                      device; false for automatic discovery (which then prefers gpusync's own CPU
  *                      timeline), true when a backend is asked for by name
+ * @param streams       CUDA: the streams requests are spread over; 0 sizes it to the GPU
+ *                      ({@link #cudaStreams()})
  */
-public record DeviceOptions(KernelModel kernels, int queues, boolean allowSoftware) {
-    /** The defaults: {@link KernelModel#DEFAULT}, 4 queues, hardware devices only. */
-    public static final DeviceOptions DEFAULT = new DeviceOptions(KernelModel.DEFAULT, 4, false);
+public record DeviceOptions(KernelModel kernels, int queues, boolean allowSoftware, int streams) {
+    /** The most CUDA streams a demo device opens. */
+    public static final int MAX_STREAMS = 128;
+    /** The defaults: {@link KernelModel#DEFAULT}, 4 queues, hardware devices only, CUDA streams sized to the GPU. */
+    public static final DeviceOptions DEFAULT = new DeviceOptions(KernelModel.DEFAULT, 4, false, 0);
 
     public DeviceOptions withAllowSoftware(boolean allow) {
-        return new DeviceOptions(kernels, queues, allow);
+        return new DeviceOptions(kernels, queues, allow, streams);
+    }
+
+    /**
+     * The CUDA streams to open: {@link #streams} if set, else one per hardware work queue the driver gives a process
+     * — {@code CUDA_DEVICE_MAX_CONNECTIONS} (1–32) if set, else its default, 8. More streams than that share
+     * hardware queues, and kernels of streams that share one can wait for each other.
+     */
+    public int cudaStreams() {
+        if (streams > 0) {
+            return streams;
+        }
+        try {
+            String v = System.getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+            return v == null ? 8 : Math.max(1, Math.min(32, Integer.parseInt(v.trim())));
+        } catch (NumberFormatException e) {
+            return 8;
+        }
     }
 }

@@ -1,0 +1,18 @@
+package io.gpusync.examples;
+
+import io.gpusync.examples.device.DeviceOptions;
+import io.gpusync.examples.device.KernelModel;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** How many CUDA streams the demo's CUDA device spreads requests over. */
+class DeviceOptionsTest {
+    @Test
+    void cudaStreamsAreWhatWasAskedForElseOnePerHardwareWorkQueue() {
+        assertThat(new DeviceOptions(KernelModel.DEFAULT, 4, false, 12).cudaStreams()).isEqualTo(12);
+        String env = System.getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+        int expected = env == null ? 8 : Math.max(1, Math.min(32, Integer.parseInt(env.trim())));
+        assertThat(DeviceOptions.DEFAULT.cudaStreams()).isEqualTo(expected);
+    }
+}
