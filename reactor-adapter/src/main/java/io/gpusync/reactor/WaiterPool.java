@@ -3,6 +3,7 @@ package io.gpusync.reactor;
 import io.gpusync.SyncTimeoutException;
 import io.gpusync.SyncWaiter;
 import io.gpusync.spi.BlockingWaiter;
+import io.gpusync.spi.WakeableWaiter;
 import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
@@ -16,7 +17,16 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * {@link WaitPath#BLOCKING}: the dedicated waiter-thread pool. Platform threads (native calls pin virtual
  * threads) block in the waiter's native wait in slices of at most {@code slice}, and look at the wait's
- * state between slices — so a cancelled or timed-out wait holds its thread for at most one slice. Threads
+ * state between slices — so a cancelled or timed-out wait holds its thread for at most one slice.
+ *
+ * <p><b>Wakeable waiters.</b> For a {@link WakeableWaiter} the pool attaches to the wait a registration
+ * whose release — run by whoever terminates the wait (a cancel, the timeout timer, the engine's dispose),
+ * before the subscriber hears of it — calls {@link WakeableWaiter#wakeWaiters()}: the serving thread leaves
+ * the native wait at once, finds the wait done and is free. A wait that ends in the instant between the
+ * thread's look at its state and its entry into the native wait is not seen by that wake; the thread then
+ * leaves at the end of the slice, as for a waiter that is not wakeable.
+ *
+ * <p>Threads
  * are created on demand and retire after {@code keepAlive} idle; at most {@code maxThreads} waits are served
  * at once (a permit counter: a full pool is detected without taking the executor's lock, so subscribing
  * never blocks the subscribing thread), and a wait that finds no permit is served by the probe scheduler
@@ -117,6 +127,9 @@ final class WaiterPool implements WaitStrategy {
     }
 
     private void serve(PendingWait wait) {
+        if (wait.waiter instanceof WakeableWaiter wakeable) {
+            wait.attach((Registration.InPlace) wakeable::wakeWaiters); // released at once if already done
+        }
         while (!wait.isDone()) {
             try {
                 wait.waiter.await(slice);

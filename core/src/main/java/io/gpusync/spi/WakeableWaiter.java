@@ -1,0 +1,36 @@
+package io.gpusync.spi;
+
+/**
+ * A {@link BlockingWaiter} whose blocked threads can be woken from outside: an engine that waits on it in
+ * slices calls {@link #wakeWaiters()} when the wait it serves ends without the point being signalled (a
+ * cancel, a timeout, the engine's dispose), so its thread leaves the native wait at once instead of at the
+ * end of the slice.
+ *
+ * <p>A backend implements it only where its API has a wake-up primitive: a {@code CpuTimeline} parks threads
+ * (it unparks them); a Vulkan timeline semaphore is waited on together with a companion timeline semaphore of
+ * its device, which the wake signals from the host. Where the API has none (an EGL or GL fence, a
+ * {@code VkFence}) the waiter stays a plain {@link BlockingWaiter}, and a cancelled wait keeps its thread for
+ * at most one slice.
+ */
+public interface WakeableWaiter extends BlockingWaiter {
+
+    /**
+     * Makes every thread now blocked in this waiter's {@link io.gpusync.SyncWaiter#await await} return at once
+     * as if its timeout had passed: it throws {@link io.gpusync.SyncTimeoutException} (a spurious end of the
+     * slice for an engine, which looks at its wait's state and blocks again if the wait is still active),
+     * unless the point is signalled first, in which case it returns normally. A thread that enters
+     * {@code await} after this call has begun is not affected. No effect on the point's state, nor on waits
+     * of other waiters of the same primitive.
+     *
+     * <p><b>Threading and blocking.</b> May be called from any thread, any number of times, concurrently
+     * with {@code await}, {@code isSignaled} and itself; never blocks (at most a short lock or one
+     * non-blocking driver call) and never throws for a waiter that is closed or whose device is gone (it
+     * then does nothing). Safe to call from a Reactor cancel or timeout hook.
+     *
+     * <p><b>Cancellation.</b> This is not a cancellation of the point: a thread woken here that calls
+     * {@code await} again waits again. A thread that awaits the same waiter object as an engine's wait may
+     * therefore see a {@link io.gpusync.SyncTimeoutException} before its timeout when the engine ends that
+     * wait.
+     */
+    void wakeWaiters();
+}
