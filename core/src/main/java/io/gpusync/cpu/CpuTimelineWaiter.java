@@ -18,6 +18,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
 
 /**
  * The waiter of a {@link CpuTimeline} value. {@link #await} parks the calling thread until
@@ -65,6 +66,12 @@ final class CpuTimelineWaiter implements SignalCallbackWaiter, WakeableWaiter {
 
     @Override
     public void await(Duration timeout) {
+        await(timeout, () -> false);
+    }
+
+    /** {@link #await(Duration)} that also ends once {@code abandoned} holds; see {@link WakeableWaiter}. */
+    @Override
+    public void await(Duration timeout, BooleanSupplier abandoned) {
         Timeouts.requireValid(timeout);
         if (timeline.reached(target)) {
             return;
@@ -76,6 +83,9 @@ final class CpuTimelineWaiter implements SignalCallbackWaiter, WakeableWaiter {
         Set<ParkingListener> awaits = parkedAwaits();
         awaits.add(parked); // before the registration: a wake once it is visible in the timeline is not lost
         try {
+            if (abandoned.getAsBoolean()) {
+                parked.wake(); // registered for wakes first: an abandonment after this check is woken
+            }
             Callback node = new Callback(target, parked, timeline);
             if (!timeline.enqueue(node)) {
                 timeline.reached(target); // throws the failure if that is why

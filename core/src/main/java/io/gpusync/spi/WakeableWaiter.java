@@ -1,5 +1,10 @@
 package io.gpusync.spi;
 
+import io.gpusync.SyncTimeoutException;
+
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+
 /**
  * A {@link BlockingWaiter} whose blocked threads can be woken from outside: an engine that waits on it in
  * slices calls {@link #wakeWaiters()} when the wait it serves ends without the point being signalled (a
@@ -33,4 +38,25 @@ public interface WakeableWaiter extends BlockingWaiter {
      * wait.
      */
     void wakeWaiters();
+
+    /**
+     * {@link io.gpusync.SyncWaiter#await await(timeout)} for an engine whose wait may end while its thread is
+     * on its way into the native wait: it also ends as if its timeout had passed when {@code abandoned} holds
+     * once the calling thread has become reachable by {@link #wakeWaiters()}. An engine that makes
+     * {@code abandoned} true and then calls {@code wakeWaiters()} thus frees the thread whatever the
+     * interleaving: either the thread sees {@code abandoned}, or the wake sees the thread.
+     *
+     * <p>The default checks {@code abandoned} once before {@code await(timeout)}, which leaves a short window
+     * in which a wake is missed (the thread is then freed by the end of its timeout); implementations close
+     * it by checking after they have registered the thread for wakes.
+     *
+     * @param abandoned read on the calling thread; must not block
+     * @throws SyncTimeoutException on a timeout, a wake, or {@code abandoned}
+     */
+    default void await(Duration timeout, BooleanSupplier abandoned) {
+        if (abandoned.getAsBoolean() && !isSignaled()) {
+            throw new SyncTimeoutException(backend(), this + ": the wait was abandoned");
+        }
+        await(timeout);
+    }
 }

@@ -13,6 +13,7 @@ import io.gpusync.spi.WakeableWaiter;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 import static io.gpusync.vulkan.VkResults.hex;
@@ -52,6 +53,12 @@ final class TimelineSemaphoreWaiter extends AnchoredWaiter implements WakeableWa
 
     @Override
     public void await(Duration timeout) {
+        await(timeout, () -> false);
+    }
+
+    /** {@link #await(Duration)} that also ends once {@code abandoned} holds; see {@link WakeableWaiter}. */
+    @Override
+    public void await(Duration timeout, BooleanSupplier abandoned) {
         Timeouts.requireValid(timeout);
         Supplier<SyncTimeoutException> timedOut = () -> new SyncTimeoutException(BackendKind.VULKAN,
                 describe() + " not reached within " + Timeouts.describe(timeout) + " (vkWaitSemaphores returned "
@@ -66,11 +73,12 @@ final class TimelineSemaphoreWaiter extends AnchoredWaiter implements WakeableWa
             WakeSemaphore wake = state.wakeSemaphore;
             WakeSemaphore.Entry[] entry = {wake.enter()};
             try {
+                boolean abandonedAtEntry = abandoned.getAsBoolean(); // counted in first: a later wake reaches us
                 long[] semaphores = {semaphore, entry[0].semaphore()};
                 long[] values = {value, entry[0].value()};
                 WaitLoop.await(timeout, WaitLoop.INTERRUPT_CHECK_NANOS, nanos -> {
-                    if (wakes.get() != seen) {
-                        return false; // woken before this slice: no driver wait
+                    if (abandonedAtEntry || wakes.get() != seen) {
+                        return probe(); // woken or abandoned before this slice: no driver wait
                     }
                     int r = state.fns.waitSemaphores(semaphores, values, 2, true, nanos);
                     if (!sliceResult(r, "vkWaitSemaphores(" + describe() + " or the wake VkSemaphore)")) {
@@ -85,7 +93,7 @@ final class TimelineSemaphoreWaiter extends AnchoredWaiter implements WakeableWa
                         values[1] = entry[0].value();
                     }
                     return false;
-                }, () -> wakes.get() != seen, this, timedOut);
+                }, () -> abandonedAtEntry || wakes.get() != seen, this, timedOut);
             } finally {
                 wake.exit();
             }

@@ -71,6 +71,18 @@ class CpuTimelineWakeTest {
         waiter.await(Duration.ofMillis(50)); // signalled: returns normally
     }
 
+    @Test
+    void anAwaitAbandonedOnItsWayInEndsAtOnceUnlessThePointIsSignalled() {
+        CpuTimeline timeline = new CpuTimeline();
+        WakeableWaiter waiter = (WakeableWaiter) timeline.at(1).waiter();
+
+        assertThatThrownBy(() -> waiter.await(LONG, () -> true)).isInstanceOf(SyncTimeoutException.class);
+        assertThat(timeline.pendingWaits()).isZero();
+
+        timeline.signal(1);
+        waiter.await(LONG, () -> true); // signalled: returns normally
+    }
+
     private static CompletableFuture<Throwable> awaitOnAnotherThread(WakeableWaiter waiter) {
         CompletableFuture<Throwable> outcome = new CompletableFuture<>();
         Thread.ofPlatform().daemon(true).start(() -> {

@@ -97,6 +97,21 @@ class VulkanWakeTest extends OnLavapipe {
         waiter.wakeWaiters(); // closed: does nothing, throws nothing
     }
 
+    @Test
+    void anAwaitAbandonedOnItsWayInEndsAtOnceUnlessThePointIsSignalled() {
+        SyncPoint.Vulkan p0 = device.createTimelineSemaphore(0);
+        TimelineSemaphoreWaiter waiter = (TimelineSemaphoreWaiter) p0.withValue(1).waiter();
+        try {
+            assertThatThrownBy(() -> waiter.await(LONG, () -> true)).isInstanceOf(SyncTimeoutException.class);
+            assertThat(waiter.state.wakeSemaphore.entered()).isZero();
+            device.hostSignal(p0.semaphore(), 1);
+            waiter.await(LONG, () -> true); // signalled: returns normally
+        } finally {
+            waiter.close();
+            p0.waiter().close();
+        }
+    }
+
     /** Waits until {@code n} threads are counted in the device's wake semaphore (reached by the next wake). */
     private static void awaitBlocked(TimelineSemaphoreWaiter w, int n) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

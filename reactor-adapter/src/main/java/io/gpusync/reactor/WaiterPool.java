@@ -22,9 +22,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p><b>Wakeable waiters.</b> For a {@link WakeableWaiter} the pool attaches to the wait a registration
  * whose release — run by whoever terminates the wait (a cancel, the timeout timer, the engine's dispose),
  * before the subscriber hears of it — calls {@link WakeableWaiter#wakeWaiters()}: the serving thread leaves
- * the native wait at once, finds the wait done and is free. A wait that ends in the instant between the
- * thread's look at its state and its entry into the native wait is not seen by that wake; the thread then
- * leaves at the end of the slice, as for a waiter that is not wakeable.
+ * the native wait at once, finds the wait done and is free. The thread waits through
+ * {@link WakeableWaiter#await(Duration, java.util.function.BooleanSupplier)} with the wait's state as the
+ * abandonment check, so a wait that ends while the thread is on its way into the native wait is not missed
+ * (the terminator marks the wait done before it wakes). A waiter that is not wakeable keeps its thread until
+ * the slice ends (or the point is signalled).
  *
  * <p>Threads
  * are created on demand and retire after {@code keepAlive} idle; at most {@code maxThreads} waits are served
@@ -127,12 +129,17 @@ final class WaiterPool implements WaitStrategy {
     }
 
     private void serve(PendingWait wait) {
-        if (wait.waiter instanceof WakeableWaiter wakeable) {
+        WakeableWaiter wakeable = wait.waiter instanceof WakeableWaiter w ? w : null;
+        if (wakeable != null) {
             wait.attach((Registration.InPlace) wakeable::wakeWaiters); // released at once if already done
         }
         while (!wait.isDone()) {
             try {
-                wait.waiter.await(slice);
+                if (wakeable != null) {
+                    wakeable.await(slice, wait::isDone); // the wait ends → done, then the wake: never missed
+                } else {
+                    wait.waiter.await(slice);
+                }
                 wait.signalled();
                 return;
             } catch (SyncTimeoutException sliceOver) {

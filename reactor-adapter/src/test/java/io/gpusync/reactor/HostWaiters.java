@@ -176,6 +176,11 @@ final class HostWaiters {
         }
 
         @Override
+        public void await(Duration timeout, java.util.function.BooleanSupplier abandoned) {
+            inner.await(timeout, abandoned);
+        }
+
+        @Override
         public boolean isSignaled() {
             return inner.isSignaled();
         }

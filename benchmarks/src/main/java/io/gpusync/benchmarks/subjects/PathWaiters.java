@@ -93,6 +93,11 @@ public final class PathWaiters {
         }
 
         @Override
+        public void await(Duration timeout, java.util.function.BooleanSupplier abandoned) {
+            inner.await(timeout, abandoned);
+        }
+
+        @Override
         public boolean isSignaled() {
             return inner.isSignaled();
         }
