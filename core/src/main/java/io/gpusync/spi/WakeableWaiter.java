@@ -16,11 +16,14 @@ import java.util.function.BooleanSupplier;
  * its device, which the wake signals from the host. Where the API has none (an EGL or GL fence, a
  * {@code VkFence}) the waiter stays a plain {@link BlockingWaiter}, and a cancelled wait keeps its thread for
  * at most one slice.
+ *
+ * <p>Two methods: the wake, and the form of {@code await} it reaches, which also takes the engine's
+ * "this wait has ended" check so that a wait ending while its thread is on its way in is not missed.
  */
 public interface WakeableWaiter extends BlockingWaiter {
 
     /**
-     * Makes every thread now blocked in this waiter's {@link io.gpusync.SyncWaiter#await await} return at once
+     * Makes every thread now blocked in this waiter's {@link #await(Duration, BooleanSupplier)} return at once
      * as if its timeout had passed: it throws {@link io.gpusync.SyncTimeoutException} (a spurious end of the
      * slice for an engine, which looks at its wait's state and blocks again if the wait is still active),
      * unless the point is signalled first, in which case it returns normally. A thread that enters
@@ -36,19 +39,25 @@ public interface WakeableWaiter extends BlockingWaiter {
      * {@code await} again waits again. A thread that awaits the same waiter object as an engine's wait may
      * therefore see a {@link io.gpusync.SyncTimeoutException} before its timeout when the engine ends that
      * wait.
+     *
+     * <p>Whether a thread in the plain {@link io.gpusync.SyncWaiter#await await(Duration)} is woken too is the
+     * backend's choice, said in its Javadoc: a host timeline's is (waking costs nothing there); a Vulkan
+     * timeline semaphore's is not, since the wait-any that makes it wakeable costs CPU on some drivers.
      */
     void wakeWaiters();
 
     /**
-     * {@link io.gpusync.SyncWaiter#await await(timeout)} for an engine whose wait may end while its thread is
-     * on its way into the native wait: it also ends as if its timeout had passed when {@code abandoned} holds
-     * once the calling thread has become reachable by {@link #wakeWaiters()}. An engine that makes
+     * {@link io.gpusync.SyncWaiter#await await(timeout)} in the form that {@link #wakeWaiters()} reaches, for
+     * an engine whose wait may end while its thread is on its way into the native wait: it also ends as if its
+     * timeout had passed when {@code abandoned} holds once the calling thread has become reachable by
+     * {@link #wakeWaiters()}. An engine that makes
      * {@code abandoned} true and then calls {@code wakeWaiters()} thus frees the thread whatever the
      * interleaving: either the thread sees {@code abandoned}, or the wake sees the thread.
      *
      * <p>The default checks {@code abandoned} once before {@code await(timeout)}, which leaves a short window
-     * in which a wake is missed (the thread is then freed by the end of its timeout); implementations close
-     * it by checking after they have registered the thread for wakes.
+     * in which a wake is missed (the thread is then freed by the end of its timeout), and is reached by a wake
+     * only where the plain {@code await} is; implementations override it and check {@code abandoned} after
+     * they have registered the thread for wakes.
      *
      * @param abandoned read on the calling thread; must not block
      * @throws SyncTimeoutException on a timeout, a wake, or {@code abandoned}

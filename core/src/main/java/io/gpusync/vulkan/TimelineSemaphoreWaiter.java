@@ -29,13 +29,15 @@ import static io.gpusync.vulkan.VkResults.hex;
  * wait set. Device loss is sticky: once any call on the device reported {@code VK_ERROR_DEVICE_LOST},
  * every wait and probe throws {@link io.gpusync.DeviceLostException}, never {@code false}.
  *
- * <p><b>Wakeable.</b> Each slice waits with {@code VK_SEMAPHORE_WAIT_ANY_BIT} on the point and on its
- * device's {@link WakeSemaphore} (a companion timeline semaphore); {@link #wakeWaiters()} signals the
- * companion from the host, so every thread then blocked in {@code await} on this device's timeline waiters
- * leaves the driver; those of this waiter throw {@link SyncTimeoutException}, the others wait again (on the
- * companion's next value). Cost:
- * every blocking wait is a two-semaphore wait-any, which lavapipe (Mesa 22.3) serves by busy-polling (see
- * {@link DeviceWaitSet}); drivers backed by kernel sync objects block.
+ * <p><b>Wakeable, in the engine's form only.</b> {@link #await(Duration, BooleanSupplier)} waits in each slice
+ * with {@code VK_SEMAPHORE_WAIT_ANY_BIT} on the point and on its device's {@link WakeSemaphore} (a companion
+ * timeline semaphore); {@link #wakeWaiters()} signals the companion from the host, so every thread then
+ * blocked in that form on this device's timeline waiters leaves the driver: those of this waiter throw
+ * {@link SyncTimeoutException}, the others wait again (on the companion's next value). The plain
+ * {@link #await(Duration)} stays a one-semaphore wait that no wake reaches: a two-semaphore wait-any costs
+ * CPU on lavapipe (Mesa 22.3 busy-polls it, see {@link DeviceWaitSet}; measured 0.39–0.70 s of CPU per
+ * second blocked, against 0.02 s for one semaphore), a cost only an engine that needs the wake should pay.
+ * Drivers backed by kernel sync objects block in both.
  *
  * <p>Thread-safe.
  */
@@ -53,10 +55,15 @@ final class TimelineSemaphoreWaiter extends AnchoredWaiter implements WakeableWa
 
     @Override
     public void await(Duration timeout) {
-        await(timeout, () -> false);
+        awaitInSlices(timeout, nanos -> sliceResult(state.fns.waitSemaphore(semaphore, value, nanos),
+                "vkWaitSemaphores(" + describe() + ")"), () -> new SyncTimeoutException(BackendKind.VULKAN, describe()
+                + " not reached within " + Timeouts.describe(timeout) + " (vkWaitSemaphores returned VK_TIMEOUT)"));
     }
 
-    /** {@link #await(Duration)} that also ends once {@code abandoned} holds; see {@link WakeableWaiter}. */
+    /**
+     * {@link #await(Duration)} that {@link #wakeWaiters()} reaches (through the device's wake semaphore) and
+     * that also ends once {@code abandoned} holds; see {@link WakeableWaiter}.
+     */
     @Override
     public void await(Duration timeout, BooleanSupplier abandoned) {
         Timeouts.requireValid(timeout);
@@ -102,7 +109,7 @@ final class TimelineSemaphoreWaiter extends AnchoredWaiter implements WakeableWa
     }
 
     /**
-     * Wakes every thread now blocked in this waiter's {@code await}: counts a wake on this waiter, then
+     * Wakes every thread now blocked in this waiter's {@link #await(Duration, BooleanSupplier)}: counts a wake on this waiter, then
      * signals the device's {@link WakeSemaphore} (threads blocked on other waiters of the device wake too and
      * wait again); see {@link WakeableWaiter#wakeWaiters()}. Does nothing once this waiter is closed and no
      * wait holds the device.

@@ -16,9 +16,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * {@link WakeableWaiter#wakeWaiters()} on a timeline-semaphore waiter, on a real lavapipe device: a thread
- * blocked in {@code await} leaves {@code vkWaitSemaphores} through the device's companion semaphore and
- * throws {@link SyncTimeoutException}; the point is untouched, and a thread blocked on another waiter of the
- * device waits on. The waits here are 60 s long, so a thread back within 10 s was woken.
+ * blocked in the wakeable {@code await(timeout, abandoned)} (the engine's form) leaves
+ * {@code vkWaitSemaphores} through the device's companion semaphore and throws {@link SyncTimeoutException};
+ * the point is untouched, and a thread blocked on another waiter of the device waits on. The waits here are 60 s long, so a thread back within 10 s was woken.
  */
 class VulkanWakeTest extends OnLavapipe {
     private static final Duration LONG = Duration.ofSeconds(60);
@@ -38,7 +38,7 @@ class VulkanWakeTest extends OnLavapipe {
         SyncPoint.Vulkan p0 = device.createTimelineSemaphore(0);
         TimelineSemaphoreWaiter waiter = (TimelineSemaphoreWaiter) p0.withValue(1).waiter();
         try {
-            CompletableFuture<Void> waiting = onPlatformThread(() -> waiter.await(LONG));
+            CompletableFuture<Void> waiting = onPlatformThread(() -> waiter.await(LONG, () -> false));
             awaitBlocked(waiter, 1);
 
             waiter.wakeWaiters();
@@ -61,8 +61,8 @@ class VulkanWakeTest extends OnLavapipe {
         TimelineSemaphoreWaiter a = (TimelineSemaphoreWaiter) a0.withValue(1).waiter();
         TimelineSemaphoreWaiter b = (TimelineSemaphoreWaiter) b0.withValue(1).waiter();
         try {
-            CompletableFuture<Void> waitingA = onPlatformThread(() -> a.await(LONG));
-            CompletableFuture<Void> waitingB = onPlatformThread(() -> b.await(LONG));
+            CompletableFuture<Void> waitingA = onPlatformThread(() -> a.await(LONG, () -> false));
+            CompletableFuture<Void> waitingB = onPlatformThread(() -> b.await(LONG, () -> false));
             awaitBlocked(a, 2);
 
             b.wakeWaiters();
@@ -87,7 +87,8 @@ class VulkanWakeTest extends OnLavapipe {
         TimelineSemaphoreWaiter waiter = (TimelineSemaphoreWaiter) p0.withValue(1).waiter();
         try {
             waiter.wakeWaiters();
-            assertThatThrownBy(() -> waiter.await(Duration.ofMillis(50))).isInstanceOf(SyncTimeoutException.class);
+            assertThatThrownBy(() -> waiter.await(Duration.ofMillis(50), () -> false))
+                    .isInstanceOf(SyncTimeoutException.class);
             device.hostSignal(p0.semaphore(), 1);
             waiter.await(Duration.ofMillis(50));
         } finally {

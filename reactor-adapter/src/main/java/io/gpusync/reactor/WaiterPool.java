@@ -40,6 +40,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class WaiterPool implements WaitStrategy {
     private static final ThreadLocal<WaiterPool> SERVING = new ThreadLocal<>();
+    private static final Registration.InPlace NOTHING_TO_WAKE = () -> { };
     private final ThreadPoolExecutor threads;
     private final AtomicInteger permits;
     private final Duration slice;
@@ -140,14 +141,27 @@ final class WaiterPool implements WaitStrategy {
                 } else {
                     wait.waiter.await(slice);
                 }
+                leftTheWait(wait, wakeable);
                 wait.signalled();
                 return;
             } catch (SyncTimeoutException sliceOver) {
                 // look at the wait's state, then block again
             } catch (Throwable e) {
+                leftTheWait(wait, wakeable);
                 wait.failed(e);
                 return;
             }
+        }
+    }
+
+    /**
+     * The thread has left the native wait for good: its wake registration is swapped for one that does nothing,
+     * so the termination that follows wakes no other thread of the waiter (a Vulkan wake reaches every thread
+     * blocked on the device).
+     */
+    private static void leftTheWait(PendingWait wait, WakeableWaiter wakeable) {
+        if (wakeable != null) {
+            wait.attach(NOTHING_TO_WAKE);
         }
     }
 
