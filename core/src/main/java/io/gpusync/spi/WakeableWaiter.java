@@ -27,8 +27,9 @@ public interface WakeableWaiter extends BlockingWaiter {
      * as if its timeout had passed: it throws {@link io.gpusync.SyncTimeoutException} (a spurious end of the
      * slice for an engine, which looks at its wait's state and blocks again if the wait is still active),
      * unless the point is signalled first, in which case it returns normally. A thread that enters
-     * {@code await} after this call has begun is not affected. No effect on the point's state, nor on waits
-     * of other waiters of the same primitive.
+     * {@code await} after this call has begun is not affected. No effect on the point's state, nor on the
+     * outcome of waits of other waiters (a backend whose wake is per device, as Vulkan's, wakes their threads
+     * too, and they wait again).
      *
      * <p><b>Threading and blocking.</b> May be called from any thread, any number of times, concurrently
      * with {@code await}, {@code isSignaled} and itself; never blocks (at most a short lock or one
@@ -50,9 +51,9 @@ public interface WakeableWaiter extends BlockingWaiter {
      * {@link io.gpusync.SyncWaiter#await await(timeout)} in the form that {@link #wakeWaiters()} reaches, for
      * an engine whose wait may end while its thread is on its way into the native wait: it also ends as if its
      * timeout had passed when {@code abandoned} holds once the calling thread has become reachable by
-     * {@link #wakeWaiters()}. An engine that makes
-     * {@code abandoned} true and then calls {@code wakeWaiters()} thus frees the thread whatever the
-     * interleaving: either the thread sees {@code abandoned}, or the wake sees the thread.
+     * {@link #wakeWaiters()}. An engine that makes {@code abandoned} true and then calls
+     * {@code wakeWaiters()} thus frees the thread whatever the interleaving: either the thread sees
+     * {@code abandoned}, or the wake sees the thread.
      *
      * <p>The default checks {@code abandoned} once before {@code await(timeout)}, which leaves a short window
      * in which a wake is missed (the thread is then freed by the end of its timeout), and is reached by a wake
