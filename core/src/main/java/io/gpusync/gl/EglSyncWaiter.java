@@ -36,6 +36,11 @@ import java.time.Duration;
  * "woken", confirmed by reading {@code EGL_SYNC_STATUS} (still unsignalled → keep waiting). Consequence: a
  * signal immediately followed by an unsignal may be missed by a waiter; treat reusable syncs as
  * level-triggered.
+ *
+ * <p><b>Not wakeable</b> (no {@link io.gpusync.spi.WakeableWaiter}): {@code eglClientWaitSyncKHR} waits on
+ * one sync and EGL has no wait-any, so nothing but the sync itself can end a wait early (signalling a
+ * reusable sync would change the point's state). An engine's blocking thread on a cancelled wait is freed
+ * at the end of its slice ({@code SyncEngine.Builder.blockingSlice}).
  */
 final class EglSyncWaiter implements BlockingWaiter {
     private final MemorySegment display;

@@ -17,11 +17,15 @@ import java.util.function.Supplier;
  * interrupt —, withdraws the registration; if the withdrawal loses the race against a completion already in
  * flight, it reports that completion instead (a completion is never lost, nor reported twice).
  *
+ * <p>{@link #wake()} ends the {@link #await} early, as if its timeout had passed (what a
+ * {@link WakeableWaiter#wakeWaiters()} does to each thread parked in its waiter).
+ *
  * <p>Single use: one listener per wait, awaited by the thread that created it. Thread-safe otherwise.
  */
 public final class ParkingListener implements SignalListener {
     private final Thread thread = Thread.currentThread();
     private volatile boolean done;
+    private volatile boolean woken;
     private SyncException error; // written before done
 
     /** A listener that wakes the calling thread. */
@@ -53,14 +57,24 @@ public final class ParkingListener implements SignalListener {
         LockSupport.unpark(thread);
     }
 
+    /**
+     * Makes {@link #await} end as if its timeout had passed — it withdraws the registration and throws the
+     * timeout exception — unless the outcome is recorded first (then {@code await} reports the outcome). A
+     * wake before {@code await} starts parking is not lost. Any thread; never blocks, never throws.
+     */
+    public void wake() {
+        woken = true;
+        LockSupport.unpark(thread);
+    }
+
     /** Whether an outcome has been recorded. */
     public boolean isDone() {
         return done;
     }
 
     /**
-     * Parks until the outcome arrives, {@code timeout} passes or the thread is interrupted. A listener that
-     * is already done returns (or throws its failure) without parking.
+     * Parks until the outcome arrives, {@code timeout} passes, {@link #wake()} is called or the thread is
+     * interrupted. A listener that is already done returns (or throws its failure) without parking.
      *
      * @param withdrawal withdraws the registration this listener was given to
      * @param what       what is waited on (for the cancellation message)
@@ -73,7 +87,7 @@ public final class ParkingListener implements SignalListener {
             throw new IllegalStateException("a ParkingListener is awaited by the thread that created it");
         }
         try {
-            WaitLoop.await(timeout, Long.MAX_VALUE, this::park, what, timedOut);
+            WaitLoop.await(timeout, Long.MAX_VALUE, this::park, () -> woken, what, timedOut);
         } catch (RuntimeException | Error ended) {
             if (!done && withdrawal.tryWithdraw()) {
                 throw ended; // withdrawn: no completion follows
@@ -89,7 +103,7 @@ public final class ParkingListener implements SignalListener {
     }
 
     private boolean park(long nanos) {
-        if (done || nanos == 0) {
+        if (done || woken || nanos == 0) {
             return done;
         }
         if (nanos == Long.MAX_VALUE) {

@@ -4,6 +4,7 @@ import io.gpusync.SyncCancelledException;
 import io.gpusync.SyncException;
 
 import java.time.Duration;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -20,7 +21,9 @@ import java.util.function.Supplier;
  *   <li><b>the interrupt rule</b>: a thread that is (or becomes) interrupted before the point is signalled
  *       ends the wait with {@link SyncCancelledException} at the next slice boundary, after one last probe,
  *       and its interrupt flag stays set;</li>
- *   <li>a driver error thrown by a slice ends the loop at once (it is never turned into a timeout).</li>
+ *   <li>a driver error thrown by a slice ends the loop at once (it is never turned into a timeout);</li>
+ *   <li>a {@linkplain WakeableWaiter wakeable} waiter's loop also ends, as if its deadline had passed, after
+ *       a slice that returns unsignalled while its {@code woken} condition holds.</li>
  * </ul>
  *
  * <p><b>Threading and blocking.</b> Stateless and thread-safe; blocks the calling thread for as long as the
@@ -64,6 +67,19 @@ public final class WaitLoop {
      */
     public static void await(Duration timeout, long maxSliceNanos, Slice slice, Object what,
                              Supplier<? extends SyncException> timedOut) {
+        await(timeout, maxSliceNanos, slice, () -> false, what, timedOut);
+    }
+
+    /**
+     * Waits for the point that {@code slice} waits on, like {@link #await(Duration, long, Slice, Object,
+     * Supplier)}, and also ends with {@code timedOut}, before the deadline, after a slice that returns
+     * {@code false} while {@code woken} says {@code true}: the loop of a {@link WakeableWaiter}, whose
+     * {@link WakeableWaiter#wakeWaiters()} makes the slice return early and {@code woken} true.
+     *
+     * @param woken read after each slice that returns unsignalled; must not block
+     */
+    public static void await(Duration timeout, long maxSliceNanos, Slice slice, BooleanSupplier woken, Object what,
+                             Supplier<? extends SyncException> timedOut) {
         Timeouts.requireValid(timeout);
         if (maxSliceNanos <= 0) {
             throw new IllegalArgumentException("maxSliceNanos must be positive: " + maxSliceNanos);
@@ -86,7 +102,7 @@ public final class WaitLoop {
             if (slice.await(Math.min(left, maxSliceNanos))) {
                 return;
             }
-            if (deadline.hasPassed() && !Thread.currentThread().isInterrupted()) {
+            if ((deadline.hasPassed() || woken.getAsBoolean()) && !Thread.currentThread().isInterrupted()) {
                 throw timedOut.get();
             }
         }

@@ -9,6 +9,9 @@
  *       serves it from its shared spin-then-poll scheduler;</li>
  *   <li>{@link io.gpusync.spi.BlockingWaiter} — {@code await} parks in the OS or driver: a dedicated
  *       platform thread waits on it in slices;</li>
+ *   <li>{@link io.gpusync.spi.WakeableWaiter} — a blocking waiter whose blocked threads can be woken (a
+ *       {@code CpuTimeline}'s, a Vulkan timeline semaphore's through a companion semaphore): a cancelled or
+ *       timed-out wait frees its thread at once instead of at the end of the slice;</li>
  *   <li>{@link io.gpusync.spi.WaitSetMember} — many waits of one {@link io.gpusync.spi.WaitSet} (e.g. one
  *       Vulkan device) are served by one thread blocked in a wait-any, woken by a private primitive;</li>
  *   <li>{@link io.gpusync.spi.SignalCallbackWaiter} — the API calls back on completion: no thread waits;</li>

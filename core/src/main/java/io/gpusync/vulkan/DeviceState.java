@@ -17,12 +17,12 @@ import static io.gpusync.vulkan.VkResults.hex;
 
 /**
  * What gpusync keeps per {@code VkDevice}, shared by every {@link VulkanDevice} view and every waiter of
- * that device: the resolved entry points, the device's {@link DeviceWaitSet}, a sticky "device lost"
- * flag, and the device's lifetime {@link NativeAnchor}.
+ * that device: the resolved entry points, the device's {@link DeviceWaitSet}, the {@link WakeSemaphore}
+ * of its blocked timeline waits, a sticky "device lost" flag, and the device's lifetime {@link NativeAnchor}.
  *
  * <p>The anchor is held by every open {@link VulkanDevice} view, every waiter, every owned handle (until
  * it is destroyed) and every wait in progress. When the last hold drops, the wait set's wake-up semaphore
- * is destroyed and then, for a device gpusync created ({@link VulkanContext}), the device itself.
+ * and the wake semaphore are destroyed and then, for a device gpusync created ({@link VulkanContext}), the device itself.
  *
  * <p><b>One state per live device.</b> {@link #acquire} shares the state of an address only while a view
  * of it ({@link VulkanDevice}) is open: the views hold a second anchor, and when the last one is closed (or
@@ -38,6 +38,7 @@ final class DeviceState {
     final DeviceFunctions fns;
     final NativeAnchor anchor;
     final DeviceWaitSet waitSet;
+    final WakeSemaphore wakeSemaphore;
     private final NativeAnchor views;
     private final String description;
     private volatile boolean lost;
@@ -47,7 +48,8 @@ final class DeviceState {
         long address = fns.device.address();
         this.description = "VkDevice " + hex(address);
         this.waitSet = new DeviceWaitSet(this);
-        Release release = new Release(address, waitSet, afterRelease);
+        this.wakeSemaphore = new WakeSemaphore(this);
+        Release release = new Release(address, waitSet, wakeSemaphore, afterRelease);
         // a device gpusync created is destroyed after vkDeviceWaitIdle: never on the thread that drops the hold
         this.anchor = afterRelease == null ? NativeAnchor.adopt(description, release)
                 : NativeAnchor.adoptBlocking(description, release);
@@ -135,11 +137,16 @@ final class DeviceState {
     }
 
     /** Runs when the device's last hold drops: refers to no view or waiter. */
-    private record Release(long address, DeviceWaitSet waitSet, Runnable afterRelease) implements Runnable {
+    private record Release(long address, DeviceWaitSet waitSet, WakeSemaphore wakeSemaphore, Runnable afterRelease)
+            implements Runnable {
         @Override
         public void run() {
             try {
-                waitSet.destroyWakeSemaphore();
+                try {
+                    waitSet.destroyWakeSemaphore();
+                } finally {
+                    wakeSemaphore.destroy();
+                }
             } finally {
                 synchronized (SHARED) {
                     DeviceState s = SHARED.get(address);

@@ -27,6 +27,10 @@ import static io.gpusync.vulkan.VkResults.hex;
  * <p><b>Lifetime.</b> As every {@link io.gpusync.SyncWaiter}: an adopted fence
  * (and companion semaphore) is destroyed once this waiter is closed (or unreachable) and no wait on it is
  * in progress; a borrowed one is never destroyed by gpusync.
+ *
+ * <p><b>Not wakeable</b> (no {@link io.gpusync.spi.WakeableWaiter}): {@code vkWaitForFences} waits on
+ * fences only, and a fence cannot be signalled from the host, so no companion can end the wait early; an
+ * engine's blocking thread on a cancelled wait is freed at the end of its slice.
  */
 final class VulkanFenceWaiter extends AnchoredWaiter implements BlockingWaiter {
     private final long fence;

@@ -686,7 +686,9 @@ public final class SyncEngine implements Disposable {
 
         /**
          * The longest a blocking or wait-set thread stays in one native wait (default 5 ms): the bound on how
-         * long a cancelled wait can keep a thread blocked where the API cannot be woken.
+         * long a cancelled wait can keep a thread blocked where the API cannot be woken. A blocking wait on a
+         * {@link io.gpusync.spi.WakeableWaiter} frees its thread at once when it is cancelled, times out or
+         * the engine is disposed, whatever the slice.
          */
         public Builder blockingSlice(Duration slice) {
             if (slice.isNegative() || slice.isZero()) {

@@ -40,6 +40,8 @@ public enum WaitPath {
     /**
      * A native blocking wait ({@link io.gpusync.spi.BlockingWaiter}) on a pool thread, in slices; its first probe
      * runs there too (never on the subscribing thread). With the pool full, the wait is probed by {@link #PROBE}.
+     * A cancelled or timed-out wait frees its thread at once if the waiter is a
+     * {@link io.gpusync.spi.WakeableWaiter}, else at the end of the slice.
      */
     BLOCKING,
     /**

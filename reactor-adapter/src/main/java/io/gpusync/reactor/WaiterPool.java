@@ -3,6 +3,7 @@ package io.gpusync.reactor;
 import io.gpusync.SyncTimeoutException;
 import io.gpusync.SyncWaiter;
 import io.gpusync.spi.BlockingWaiter;
+import io.gpusync.spi.WakeableWaiter;
 import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
@@ -16,7 +17,18 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * {@link WaitPath#BLOCKING}: the dedicated waiter-thread pool. Platform threads (native calls pin virtual
  * threads) block in the waiter's native wait in slices of at most {@code slice}, and look at the wait's
- * state between slices — so a cancelled or timed-out wait holds its thread for at most one slice. Threads
+ * state between slices — so a cancelled or timed-out wait holds its thread for at most one slice.
+ *
+ * <p><b>Wakeable waiters.</b> For a {@link WakeableWaiter} the pool attaches to the wait a registration
+ * whose release — run by whoever terminates the wait (a cancel, the timeout timer, the engine's dispose),
+ * before the subscriber hears of it — calls {@link WakeableWaiter#wakeWaiters()}: the serving thread leaves
+ * the native wait at once, finds the wait done and is free. The thread waits through
+ * {@link WakeableWaiter#await(Duration, java.util.function.BooleanSupplier)} with the wait's state as the
+ * abandonment check, so a wait that ends while the thread is on its way into the native wait is not missed
+ * (the terminator marks the wait done before it wakes). A waiter that is not wakeable keeps its thread until
+ * the slice ends (or the point is signalled).
+ *
+ * <p>Threads
  * are created on demand and retire after {@code keepAlive} idle; at most {@code maxThreads} waits are served
  * at once (a permit counter: a full pool is detected without taking the executor's lock, so subscribing
  * never blocks the subscribing thread), and a wait that finds no permit is served by the probe scheduler
@@ -28,6 +40,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class WaiterPool implements WaitStrategy {
     private static final ThreadLocal<WaiterPool> SERVING = new ThreadLocal<>();
+    private static final Registration.InPlace NOTHING_TO_WAKE = () -> { };
     private final ThreadPoolExecutor threads;
     private final AtomicInteger permits;
     private final Duration slice;
@@ -117,17 +130,38 @@ final class WaiterPool implements WaitStrategy {
     }
 
     private void serve(PendingWait wait) {
+        WakeableWaiter wakeable = wait.waiter instanceof WakeableWaiter w ? w : null;
+        if (wakeable != null) {
+            wait.attach((Registration.InPlace) wakeable::wakeWaiters); // released at once if already done
+        }
         while (!wait.isDone()) {
             try {
-                wait.waiter.await(slice);
+                if (wakeable != null) {
+                    wakeable.await(slice, wait::isDone); // the wait ends → done, then the wake: never missed
+                } else {
+                    wait.waiter.await(slice);
+                }
+                leftTheWait(wait, wakeable);
                 wait.signalled();
                 return;
             } catch (SyncTimeoutException sliceOver) {
                 // look at the wait's state, then block again
             } catch (Throwable e) {
+                leftTheWait(wait, wakeable);
                 wait.failed(e);
                 return;
             }
+        }
+    }
+
+    /**
+     * The thread has left the native wait for good: its wake registration is swapped for one that does nothing,
+     * so the termination that follows wakes no other thread of the waiter (a Vulkan wake reaches every thread
+     * blocked on the device).
+     */
+    private static void leftTheWait(PendingWait wait, WakeableWaiter wakeable) {
+        if (wakeable != null) {
+            wait.attach(NOTHING_TO_WAKE);
         }
     }
 

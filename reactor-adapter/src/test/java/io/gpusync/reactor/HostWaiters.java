@@ -36,6 +36,14 @@ final class HostWaiters {
         return new BlockingOnly(point.waiter());
     }
 
+    /**
+     * {@link #blockingOnly} that can be woken ({@link io.gpusync.spi.WakeableWaiter}, forwarded to the host
+     * timeline's waiter): served by the waiter pool, which wakes it when the wait ends unsignalled.
+     */
+    static SyncWaiter wakeableBlocking(SyncPoint point) {
+        return new WakeableBlocking((io.gpusync.spi.WakeableWaiter) point.waiter());
+    }
+
     /** A member of {@code set}: served by the wait-set path. */
     static SyncWaiter member(HostWaitSet set, SyncPoint point) {
         return new Member(set, point.waiter());
@@ -143,6 +151,33 @@ final class HostWaiters {
         @Override
         public void await(Duration timeout) {
             inner.await(timeout);
+        }
+
+        @Override
+        public boolean isSignaled() {
+            return inner.isSignaled();
+        }
+
+        @Override
+        public BackendKind backend() {
+            return inner.backend();
+        }
+    }
+
+    record WakeableBlocking(io.gpusync.spi.WakeableWaiter inner) implements io.gpusync.spi.WakeableWaiter {
+        @Override
+        public void await(Duration timeout) {
+            inner.await(timeout);
+        }
+
+        @Override
+        public void wakeWaiters() {
+            inner.wakeWaiters();
+        }
+
+        @Override
+        public void await(Duration timeout, java.util.function.BooleanSupplier abandoned) {
+            inner.await(timeout, abandoned);
         }
 
         @Override

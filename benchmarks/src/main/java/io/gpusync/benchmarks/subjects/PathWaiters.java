@@ -10,6 +10,7 @@ import io.gpusync.spi.SignalCallbackWaiter;
 import io.gpusync.spi.SignalListener;
 import io.gpusync.spi.WaitSet;
 import io.gpusync.spi.WaitSetMember;
+import io.gpusync.spi.WakeableWaiter;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,9 +33,13 @@ public final class PathWaiters {
         return new ProbeOnly(inner);
     }
 
-    /** A parking blocking wait, no callback: the blocking (waiter-pool) path. */
+    /**
+     * A parking blocking wait, no callback: the blocking (waiter-pool) path. Wakeable (it forwards
+     * {@link WakeableWaiter#wakeWaiters()}) when {@code inner} is, as a host timeline's waiter is, so the
+     * engine frees a cancelled wait's thread at once.
+     */
     public static SyncWaiter blockingOnly(SyncWaiter inner) {
-        return new BlockingOnly(inner);
+        return inner instanceof WakeableWaiter wakeable ? new WakeableBlockingOnly(wakeable) : new BlockingOnly(inner);
     }
 
     /** A member of {@code set}: the wait-set path. {@code inner} must be a callback waiter (a host timeline's). */
@@ -63,6 +68,33 @@ public final class PathWaiters {
         @Override
         public void await(Duration timeout) {
             inner.await(timeout);
+        }
+
+        @Override
+        public boolean isSignaled() {
+            return inner.isSignaled();
+        }
+
+        @Override
+        public BackendKind backend() {
+            return inner.backend();
+        }
+    }
+
+    record WakeableBlockingOnly(WakeableWaiter inner) implements WakeableWaiter {
+        @Override
+        public void await(Duration timeout) {
+            inner.await(timeout);
+        }
+
+        @Override
+        public void wakeWaiters() {
+            inner.wakeWaiters();
+        }
+
+        @Override
+        public void await(Duration timeout, java.util.function.BooleanSupplier abandoned) {
+            inner.await(timeout, abandoned);
         }
 
         @Override

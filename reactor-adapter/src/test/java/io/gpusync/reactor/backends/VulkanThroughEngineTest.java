@@ -8,6 +8,7 @@ import io.gpusync.SyncWaiter;
 import io.gpusync.reactor.GpuSync;
 import io.gpusync.reactor.SyncEngine;
 import io.gpusync.reactor.WaitPath;
+import io.gpusync.spi.WakeableWaiter;
 import io.gpusync.bindings.vulkan.PFN_vkCreateFence;
 import io.gpusync.bindings.vulkan.PFN_vkSignalSemaphore;
 import io.gpusync.bindings.vulkan.VkFenceCreateInfo;
@@ -25,7 +26,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -66,6 +69,78 @@ class VulkanThroughEngineTest {
                 .then(() -> vk.device().hostSignal(base.semaphore(), 1))
                 .verifyComplete();
         assertThat(engine.pendingWaits()).isZero();
+    }
+
+    /**
+     * A timeline value forced onto the BLOCKING path (a waiter that offers only its wakeable blocking wait) in an
+     * engine with 10 s slices: cancelled, its pool thread leaves {@code vkWaitSemaphores} at once, woken through
+     * the device's companion semaphore — within 2 s, where the slice alone would take 10 s.
+     */
+    @Test
+    void aCancelledBlockingWaitOnATimelineValueFreesItsPoolThreadAtOnce() throws InterruptedException {
+        SyncEngine blocking = GpuSync.builder().name("vulkan-wake").blockingSlice(Duration.ofSeconds(10)).build();
+        SyncPoint.Vulkan base = vk.device().createTimelineSemaphore(0);
+        try {
+            SyncWaiter waiter = new WakeableOnly((WakeableWaiter) base.withValue(1).waiter());
+            assertThat(blocking.pathFor(waiter)).isEqualTo(WaitPath.BLOCKING);
+            Disposable wait = blocking.await(waiter, Duration.ofMinutes(1)).subscribe();
+            awaitPoolThreadsInVkWait(blocking, 1);
+
+            wait.dispose();
+
+            assertThat(blocking.pendingWaits()).isZero();
+            awaitPoolThreadsInVkWait(blocking, 0);
+        } finally {
+            vk.device().hostSignal(base.semaphore(), 1);
+            blocking.dispose();
+            base.waiter().close();
+        }
+    }
+
+    private record WakeableOnly(WakeableWaiter inner) implements WakeableWaiter {
+        @Override
+        public void await(Duration timeout) {
+            inner.await(timeout);
+        }
+
+        @Override
+        public void await(Duration timeout, BooleanSupplier abandoned) {
+            inner.await(timeout, abandoned);
+        }
+
+        @Override
+        public void wakeWaiters() {
+            inner.wakeWaiters();
+        }
+
+        @Override
+        public boolean isSignaled() {
+            return inner.isSignaled();
+        }
+
+        @Override
+        public io.gpusync.BackendKind backend() {
+            return inner.backend();
+        }
+    }
+
+    /** Waits (2 s at most) until {@code n} pool threads of {@code e} are inside a timeline waiter's {@code await}. */
+    private static void awaitPoolThreadsInVkWait(SyncEngine e, int n) throws InterruptedException {
+        String prefix = "gpusync-" + e.name() + "-waiter-";
+        long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+        while (true) {
+            long inWait = Thread.getAllStackTraces().entrySet().stream()
+                    .filter(t -> t.getKey().getName().startsWith(prefix))
+                    .filter(t -> Arrays.stream(t.getValue()).anyMatch(f -> f.getClassName()
+                            .equals("io.gpusync.vulkan.TimelineSemaphoreWaiter") && f.getMethodName().equals("await")))
+                    .count();
+            if (inWait == n) {
+                return;
+            }
+            assertThat(System.nanoTime() - deadline).as(n + " pool threads in vkWaitSemaphores within 2 s, not "
+                    + inWait).isNegative();
+            Thread.sleep(1);
+        }
     }
 
     @Test
