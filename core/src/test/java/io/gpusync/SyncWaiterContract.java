@@ -1,6 +1,7 @@
 package io.gpusync;
 
 import io.gpusync.spi.CallbackRegistration;
+import io.gpusync.spi.NativeAnchor;
 import io.gpusync.spi.SignalCallbackWaiter;
 import io.gpusync.spi.SignalListener;
 import org.junit.jupiter.api.AfterEach;
@@ -14,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
@@ -93,7 +95,19 @@ public abstract class SyncWaiterContract {
         }
     }
 
-    /** A {@link Subject} whose {@link #signal()} and {@link #fail()} take effect once, whichever comes first. */
+    /**
+     * A {@link Subject} whose {@link #signal()} and {@link #fail()} take effect once, whichever comes first.
+     *
+     * <p><b>A signal is a use of the native object.</b> A subject whose {@link #doSignal()} reaches the waiter's own
+     * native object through its raw handle (no producer object holds it any more once
+     * {@link Subject#dropProducerHolds()} ran) names that object's anchor in {@link #signalledObject()};
+     * {@link #signal()} and {@link #fail()} then hold it for the whole driver call. Without the hold the signal ends
+     * the last wait, the waiting thread closes the last waiter and releases the object <em>while the signalling call
+     * is still inside the driver</em>: Mesa 22.3's {@code eglSignalSyncKHR} wakes the waiters with the display
+     * unlocked and decrements the sync's resource count afterwards, a write into the freed sync that corrupted the
+     * JVM's thread list (the SIGSEGVs in {@code _int_malloc} / {@code GlobalCounter::write_synchronize} /
+     * {@code SafepointSynchronize::arm_safepoint} of the core test fork).
+     */
     protected abstract static class OnceSubject implements Subject {
         private final java.util.concurrent.atomic.AtomicBoolean settled = new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -105,17 +119,45 @@ public abstract class SyncWaiterContract {
             throw new UnsupportedOperationException("this backend cannot fail a point on demand");
         }
 
+        /**
+         * The anchor of the native object that {@link #doSignal()} / {@link #doFail()} call the driver on through a
+         * raw handle, held for the duration of the call; {@code null} when a producer object of its own keeps what
+         * it signals alive (a user event, a timeline, an fd of its own).
+         */
+        protected NativeAnchor signalledObject() {
+            return null;
+        }
+
         @Override
         public final void signal() {
+            signal(() -> { });
+        }
+
+        /** {@link #signal()}, running {@code beforeReturning} after the driver call, still inside the hold. */
+        private void signal(Runnable beforeReturning) {
             if (settled.compareAndSet(false, true)) {
-                doSignal();
+                whileHeld(() -> {
+                    doSignal();
+                    beforeReturning.run();
+                });
             }
         }
 
         @Override
         public final void fail() {
             if (settled.compareAndSet(false, true)) {
-                doFail();
+                whileHeld(this::doFail);
+            }
+        }
+
+        private void whileHeld(Runnable driverCall) {
+            NativeAnchor object = signalledObject();
+            if (object == null) {
+                driverCall.run();
+                return;
+            }
+            try (NativeAnchor.Claim inProgress = object.claim(this)) {
+                driverCall.run();
             }
         }
 
@@ -235,6 +277,32 @@ public abstract class SyncWaiterContract {
         if (s.ownsNativeObject()) {
             eventually("the release", s::released);
         }
+    }
+
+    @Test
+    void aSignalThatEndsTheLastWaitReleasesNothingBeforeTheSignallingCallReturns() throws Exception {
+        Subject s = subject();
+        assumeTrue(s.ownsNativeObject(), "this backend's waiter owns no native object");
+        assumeTrue(s instanceof OnceSubject o && o.signalledObject() != null,
+                "a producer object of its own keeps what this backend signals alive");
+        SyncWaiter p = s.waiter();
+        CompletableFuture<Void> waiting = onPlatformThread(() -> {
+            p.await(LONG);
+            s.dropProducerHolds();
+            p.close(); // the last hold but the signal's, dropped on the waiting thread as a doFinally would
+        });
+        settle();
+        AtomicBoolean releasedDuringTheSignal = new AtomicBoolean(true);
+        ((OnceSubject) s).signal(() -> {
+            try { // the wait has ended and its waiter is closed, while the signalling call has not returned yet
+                waiting.get(PROMPTLY.toSeconds(), TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw new AssertionError("the signalled wait did not end", e);
+            }
+            releasedDuringTheSignal.set(s.released());
+        });
+        assertThat(releasedDuringTheSignal).as("the native object outlives the driver call that signals it").isFalse();
+        eventually("the release once the signal returned", s::released);
     }
 
     @Test

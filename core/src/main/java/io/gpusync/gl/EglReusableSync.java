@@ -23,7 +23,10 @@ import java.util.Objects;
  * <p><b>Lifetime.</b> The sync is destroyed ({@code eglDestroySyncKHR}) exactly once, after this object and
  * the point's waiter have both been closed (or become unreachable) and no wait on it is in progress; a
  * {@link #signal()} after {@link #close()} throws {@link IllegalStateException}. The display stays the
- * caller's.
+ * caller's. A {@link #signal()} holds the sync for the whole {@code eglSignalSyncKHR} call: Mesa (22.3) wakes
+ * the waiters with the display unlocked and still writes to the sync afterwards, so a wait it ends must not be
+ * able to destroy the sync under it. Code that signals {@link #handle()} directly must keep this object open
+ * until its call has returned.
  *
  * <p><b>Threading and blocking.</b> Thread-safe; {@link #signal()}/{@link #unsignal()} never block and wake
  * every thread blocked in the point's {@code await}. A wait cannot be cancelled except by its timeout (or

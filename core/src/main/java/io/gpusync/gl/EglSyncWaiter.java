@@ -31,11 +31,13 @@ import java.time.Duration;
  * wait that is woken by {@code eglSignalSyncKHR} returns {@code EGL_FALSE} without setting an error (the
  * driver returns {@code cnd_timedwait}'s {@code thrd_success}, which is 0); (2) the driver checks the status
  * outside the condition variable's mutex, so a signal that lands between the check and the wait is lost; and
- * its {@code EGL_FOREVER_KHR} path does not check the status at all. The bounded slices mean a lost wake-up
- * costs at most one slice; and {@code EGL_FALSE} with {@code eglGetError() == EGL_SUCCESS} is taken as
- * "woken", confirmed by reading {@code EGL_SYNC_STATUS} (still unsignalled → keep waiting). Consequence: a
- * signal immediately followed by an unsignal may be missed by a waiter; treat reusable syncs as
- * level-triggered.
+ * its {@code EGL_FOREVER_KHR} path does not check the status at all; (3) a timed wait whose wake-up was lost
+ * that way times out with the sync signalled, and then returns {@code EGL_FALSE} with {@code EGL_BAD_ACCESS}
+ * instead of {@code EGL_TIMEOUT_EXPIRED_KHR}. The bounded slices mean a lost wake-up costs at most one slice;
+ * and {@code EGL_FALSE} with {@code EGL_SUCCESS} or {@code EGL_BAD_ACCESS} on a reusable sync is taken as
+ * "woken", confirmed by reading {@code EGL_SYNC_STATUS} (still unsignalled → keep waiting; an invalid sync
+ * makes that read throw). Consequence: a signal immediately followed by an unsignal may be missed by a waiter;
+ * treat reusable syncs as level-triggered.
  *
  * <p><b>Not wakeable</b> (no {@link io.gpusync.spi.WakeableWaiter}): {@code eglClientWaitSyncKHR} waits on
  * one sync and EGL has no wait-any, so nothing but the sync itself can end a wait early (signalling a
@@ -101,10 +103,11 @@ final class EglSyncWaiter implements BlockingWaiter {
         }
         if (r == Egl.EGL_FALSE()) {
             int error = Egl.eglGetError();
-            if (!(reusable && error == Egl.EGL_SUCCESS())) {
+            if (!(reusable && (error == Egl.EGL_SUCCESS() || error == Egl.EGL_BAD_ACCESS()))) {
                 throw EglNative.eglFailure("eglClientWaitSyncKHR(" + this + ")", error);
             }
-            // Mesa: a woken timed wait on a reusable sync returns EGL_FALSE with no error
+            // Mesa: a woken timed wait on a reusable sync returns EGL_FALSE with no error, and one that timed out
+            // after a lost wake-up returns EGL_FALSE with EGL_BAD_ACCESS although the sync is signalled
             return status() == Egl.EGL_SIGNALED_KHR();
         }
         if (r != Egl.EGL_TIMEOUT_EXPIRED_KHR()) {

@@ -32,7 +32,10 @@ public final class EglSyncs {
 
     /**
      * A point that takes ownership of {@code sync}: {@code eglDestroySyncKHR} runs exactly once, when the
-     * point's waiter is closed or unreachable and no wait on it is in progress.
+     * point's waiter is closed or unreachable and no wait on it is in progress. A wait that a signal ends may
+     * release the sync at once, on the waiting thread: whoever signals a reusable sync adopted here must keep a
+     * waiter on it open until {@code eglSignalSyncKHR} has returned (Mesa 22.3 writes to the sync after waking
+     * the waiters; a sync destroyed in between is a use-after-free in the driver).
      *
      * @throws io.gpusync.SyncBackendException if EGL rejects the handles (e.g. {@code EGL_BAD_PARAMETER} for
      *                                         a sync that does not exist on {@code display})

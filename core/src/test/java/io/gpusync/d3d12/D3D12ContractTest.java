@@ -3,6 +3,7 @@ package io.gpusync.d3d12;
 import io.gpusync.SyncPoint;
 import io.gpusync.SyncWaiter;
 import io.gpusync.SyncWaiterContract;
+import io.gpusync.spi.NativeAnchor;
 import org.junit.jupiter.api.Nested;
 
 import java.lang.foreign.MemorySegment;
@@ -35,6 +36,11 @@ class D3D12ContractTest {
                 @Override
                 protected void doSignal() {
                     signalFence(device, fence, 1);
+                }
+
+                @Override
+                protected NativeAnchor signalledObject() {
+                    return waiter.anchor(); // the fence is signalled through its raw pointer
                 }
 
                 @Override

@@ -4,6 +4,7 @@ import io.gpusync.SyncWaiter;
 import io.gpusync.SyncWaiterContract;
 import io.gpusync.bindings.egl.Egl;
 import io.gpusync.bindings.egl.PFNEGLSIGNALSYNCKHRPROC;
+import io.gpusync.spi.NativeAnchor;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
@@ -12,7 +13,9 @@ import io.gpusync.gl.GlProducers.EglProducer;
 /**
  * The backend contract on Mesa's surfaceless EGL (llvmpipe): host-signalled reusable EGL syncs, owned by
  * their points. The signal is made on the raw handle, so it still works once the producer object has been
- * closed (a wait in progress keeps the sync alive).
+ * closed; it holds the sync's anchor for the call ({@link SyncWaiterContract.OnceSubject#signalledObject()}), because the wait it
+ * ends may release the sync at once and Mesa's {@code eglSignalSyncKHR} still writes to the sync after waking
+ * the waiters.
  */
 class EglContractTest {
     private static EglProducer producer;
@@ -46,6 +49,11 @@ class EglContractTest {
                             Egl.EGL_SIGNALED_KHR()) == Egl.EGL_FALSE()) {
                         throw EglNative.eglFailure("eglSignalSyncKHR");
                     }
+                }
+
+                @Override
+                protected NativeAnchor signalledObject() {
+                    return ((EglSyncWaiter) sync.point().waiter()).anchor();
                 }
 
                 @Override

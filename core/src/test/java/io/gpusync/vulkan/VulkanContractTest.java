@@ -3,6 +3,7 @@ package io.gpusync.vulkan;
 import io.gpusync.SyncPoint;
 import io.gpusync.SyncWaiter;
 import io.gpusync.SyncWaiterContract;
+import io.gpusync.spi.NativeAnchor;
 import org.junit.jupiter.api.Nested;
 
 /**
@@ -26,6 +27,11 @@ class VulkanContractTest extends OnLavapipe {
                 @Override
                 protected void doSignal() {
                     device.hostSignal(zero.semaphore(), 1);
+                }
+
+                @Override
+                protected NativeAnchor signalledObject() {
+                    return ((AnchoredWaiter) one.waiter()).anchor(); // vkSignalSemaphore on the raw handle
                 }
 
                 @Override
@@ -64,6 +70,11 @@ class VulkanContractTest extends OnLavapipe {
                 }
 
                 @Override
+                protected NativeAnchor signalledObject() {
+                    return fence.anchor(); // a submit that signals the raw fence
+                }
+
+                @Override
                 public boolean released() {
                     return fence.anchor().isReleased();
                 }
@@ -87,6 +98,11 @@ class VulkanContractTest extends OnLavapipe {
                 @Override
                 protected void doSignal() {
                     ctx.signalBinaryOnQueue(semaphore, fence);
+                }
+
+                @Override
+                protected NativeAnchor signalledObject() {
+                    return ((AnchoredWaiter) point.waiter()).anchor(); // a submit that signals the raw handles
                 }
 
                 @Override
