@@ -219,7 +219,9 @@ public final class VulkanDevice implements AutoCloseable {
      * or below it wake. Refuses a value not above the current counter — Vulkan requires strictly
      * increasing values, and drivers answer a violation with {@code VK_ERROR_DEVICE_LOST} (lavapipe loses
      * the device for good). The check and the signal are not atomic against other signallers of the same
-     * semaphore, which Vulkan forbids anyway.
+     * semaphore, which Vulkan forbids anyway. For a semaphore gpusync adopted, keep one of its waiters open until
+     * this call returns: the wait this signal ends may drop the last hold on it, and a driver may still touch the
+     * semaphore after waking its waiters (Mesa does so with an EGL sync: {@code EglReusableSync}).
      *
      * @throws SyncInvalidArgumentException if {@code value} is not above the current counter (unsigned)
      * @throws io.gpusync.DeviceLostException if the device is lost
