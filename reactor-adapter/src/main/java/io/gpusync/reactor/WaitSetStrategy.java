@@ -106,11 +106,14 @@ final class WaitSetStrategy implements WaitStrategy {
 
         /**
          * Leaves the map so that new waits start a new server; waits that raced in after the last drain are
-         * handed to it (the strategy's {@code start}) unless the strategy is stopping.
+         * handed to it (the strategy's {@code start}) unless the strategy is stopping. The server leaves the map
+         * <em>before</em> it says it is retired: an {@link #add} that sees {@code retired} then cannot find this
+         * server in the map again (it once did, and handed the wait back and forth — a recursion as deep as the
+         * retiring thread was slow: a StackOverflowError, or a JVM crash on the 1 MB main-thread stack).
          */
         private void retire() {
-            retired = true;
             servers.remove(set, this);
+            retired = true;
             for (PendingWait w; (w = incoming.poll()) != null; ) {
                 if (w.isDone()) {
                     continue;

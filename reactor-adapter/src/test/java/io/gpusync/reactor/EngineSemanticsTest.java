@@ -304,4 +304,65 @@ class EngineSemanticsTest {
             engine.dispose();
         }
     }
+
+    @Test
+    void aWaitThatMeetsARetiringWaitSetServerIsHandedToANewOneWithoutRecursing() throws Exception {
+        // a set that fails at once makes its server retire at once, so new waits keep meeting retiring servers;
+        // one that found a server still in the map after it had marked itself retired went back to the map, found
+        // the same server, and so on: recursion until the retiring thread caught up (a StackOverflowError here, a
+        // JVM crash once in CI with the 1 MB main-thread stack)
+        SyncEngine engine = GpuSync.builder().name("retiring-set").build();
+        io.gpusync.spi.WaitSet broken = new io.gpusync.spi.WaitSet() {
+            @Override
+            public void awaitAny(List<? extends io.gpusync.spi.WaitSetMember> members, Duration slice) {
+                throw new DeviceLostException(BackendKind.VULKAN, "device closed");
+            }
+
+            @Override
+            public void wakeUp() {
+            }
+        };
+        SyncWaiter inBrokenSet = new io.gpusync.spi.WaitSetMember() {
+            @Override
+            public io.gpusync.spi.WaitSet waitSet() {
+                return broken;
+            }
+
+            @Override
+            public void await(Duration timeout) {
+                throw new AssertionError("the engine waits through the set");
+            }
+
+            @Override
+            public boolean isSignaled() {
+                return false;
+            }
+
+            @Override
+            public BackendKind backend() {
+                return BackendKind.VULKAN;
+            }
+        };
+        java.util.concurrent.atomic.AtomicReference<Throwable> wrong = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread subscriber = new Thread(null, () -> {
+            for (int i = 0; i < 300 && wrong.get() == null; i++) {
+                try {
+                    engine.await(inBrokenSet, Duration.ofSeconds(5)).block(Duration.ofSeconds(5));
+                    wrong.set(new AssertionError("completed"));
+                } catch (DeviceLostException expected) {
+                    // the set's failure: right
+                } catch (Throwable t) {
+                    wrong.set(t);
+                }
+            }
+        }, "small-stack-subscriber", 256 * 1024); // a small stack makes the recursion visible at once
+        try {
+            subscriber.start();
+            subscriber.join(60_000);
+            assertThat(subscriber.isAlive()).isFalse();
+            assertThat(wrong.get()).as("every wait fails with the set's DeviceLostException").isNull();
+        } finally {
+            engine.dispose();
+        }
+    }
 }
