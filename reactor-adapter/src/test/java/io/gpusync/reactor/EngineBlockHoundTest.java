@@ -43,7 +43,7 @@ class EngineBlockHoundTest {
     static void installBlockHound() {
         BlockHound.install(builder -> builder
                 .markAsBlocking(ThreadPoolExecutor.class, "toString", "()Ljava/lang/String;")
-                .blockingMethodCallback(m -> BLOCKING_CALLS.add(m + " on " + Thread.currentThread().getName())));
+                .blockingMethodCallback(m -> BLOCKING_CALLS.add(m + " on " + Thread.currentThread().getName() + java.util.Arrays.toString(new Throwable().getStackTrace()))));
     }
 
     @BeforeEach
