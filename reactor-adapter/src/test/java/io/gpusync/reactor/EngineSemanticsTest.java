@@ -255,39 +255,7 @@ class EngineSemanticsTest {
         SyncEngine engine = GpuSync.builder().name("broken-set").build();
         try {
             AtomicInteger awaits = new AtomicInteger();
-            io.gpusync.spi.WaitSet broken = new io.gpusync.spi.WaitSet() {
-                @Override
-                public void awaitAny(List<? extends io.gpusync.spi.WaitSetMember> members, Duration slice) {
-                    awaits.incrementAndGet();
-                    throw new DeviceLostException(BackendKind.VULKAN, "device closed");
-                }
-
-                @Override
-                public void wakeUp() {
-                }
-            };
-            CpuTimeline timeline = new CpuTimeline();
-            SyncWaiter inBrokenSet = new io.gpusync.spi.WaitSetMember() {
-                @Override
-                public io.gpusync.spi.WaitSet waitSet() {
-                    return broken;
-                }
-
-                @Override
-                public void await(Duration timeout) {
-                    timeline.at(1).await(timeout);
-                }
-
-                @Override
-                public boolean isSignaled() {
-                    return timeline.at(1).isSignaled();
-                }
-
-                @Override
-                public BackendKind backend() {
-                    return BackendKind.VULKAN;
-                }
-            };
+            SyncWaiter inBrokenSet = memberOfASetThatFailsAtOnce(awaits);
             for (int i = 0; i < 3; i++) {
                 StepVerifier.create(engine.await(inBrokenSet, Duration.ofSeconds(5)))
                         .expectError(DeviceLostException.class)
@@ -312,37 +280,7 @@ class EngineSemanticsTest {
         // the same server, and so on: recursion until the retiring thread caught up (a StackOverflowError here, a
         // JVM crash once in CI with the 1 MB main-thread stack)
         SyncEngine engine = GpuSync.builder().name("retiring-set").build();
-        io.gpusync.spi.WaitSet broken = new io.gpusync.spi.WaitSet() {
-            @Override
-            public void awaitAny(List<? extends io.gpusync.spi.WaitSetMember> members, Duration slice) {
-                throw new DeviceLostException(BackendKind.VULKAN, "device closed");
-            }
-
-            @Override
-            public void wakeUp() {
-            }
-        };
-        SyncWaiter inBrokenSet = new io.gpusync.spi.WaitSetMember() {
-            @Override
-            public io.gpusync.spi.WaitSet waitSet() {
-                return broken;
-            }
-
-            @Override
-            public void await(Duration timeout) {
-                throw new AssertionError("the engine waits through the set");
-            }
-
-            @Override
-            public boolean isSignaled() {
-                return false;
-            }
-
-            @Override
-            public BackendKind backend() {
-                return BackendKind.VULKAN;
-            }
-        };
+        SyncWaiter inBrokenSet = memberOfASetThatFailsAtOnce(new AtomicInteger());
         java.util.concurrent.atomic.AtomicReference<Throwable> wrong = new java.util.concurrent.atomic.AtomicReference<>();
         Thread subscriber = new Thread(null, () -> {
             for (int i = 0; i < 300 && wrong.get() == null; i++) {
@@ -364,5 +302,45 @@ class EngineSemanticsTest {
         } finally {
             engine.dispose();
         }
+    }
+
+    /**
+     * A waiter whose wait set fails every {@code awaitAny} with {@link DeviceLostException} (a closed device),
+     * counting the calls; the waiter itself is never signalled.
+     */
+    private static SyncWaiter memberOfASetThatFailsAtOnce(AtomicInteger awaits) {
+        io.gpusync.spi.WaitSet broken = new io.gpusync.spi.WaitSet() {
+            @Override
+            public void awaitAny(List<? extends io.gpusync.spi.WaitSetMember> members, Duration slice) {
+                awaits.incrementAndGet();
+                throw new DeviceLostException(BackendKind.VULKAN, "device closed");
+            }
+
+            @Override
+            public void wakeUp() {
+            }
+        };
+        CpuTimeline never = new CpuTimeline();
+        return new io.gpusync.spi.WaitSetMember() {
+            @Override
+            public io.gpusync.spi.WaitSet waitSet() {
+                return broken;
+            }
+
+            @Override
+            public void await(Duration timeout) {
+                never.at(1).await(timeout);
+            }
+
+            @Override
+            public boolean isSignaled() {
+                return never.at(1).isSignaled();
+            }
+
+            @Override
+            public BackendKind backend() {
+                return BackendKind.VULKAN;
+            }
+        };
     }
 }
