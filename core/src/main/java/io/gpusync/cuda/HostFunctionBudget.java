@@ -25,15 +25,19 @@ import java.util.concurrent.locks.LockSupport;
  * finds no room is <em>deferred</em>, never blocked: it joins a FIFO served by one daemon thread
  * ({@code gpusync-cuda-armer}) that arms the oldest deferred entries as host functions run and free room, and
  * meanwhile probes the deferred entries itself ({@link Arming#complete()}: one {@code cuEventQuery} or a memory
- * read), each on its own schedule — first {@value #FIRST_PROBE_NANOS} ns after it was deferred, then at an interval
- * that doubles up to {@value #MAX_PROBE_NANOS} ns while it stays incomplete, soonest due first. Young entries (an
- * interval under {@value #YOUNG_NANOS} ns: their first ~6 probes) are probed whenever due, so a new entry behind a
- * short kernel completes within tens of µs even while the room and the queue's head are held by waits that take
- * seconds (a gate, a long kernel of another stream): no entry is starved. Older entries share a budget of
- * {@value #PROBES_PER_SECOND} probes per second, so the cost of long-pending deferred waits is bounded —
- * ≈ {@value #PROBES_PER_SECOND} × 2 µs ≈ 2 % of a core however many there are — at the price of noticing them
- * late as their number grows (each about every N / {@value #PROBES_PER_SECOND} s, N deferred: 0.1 s at
- * N = 1,000). With nothing deferred the thread parks without a timeout.
+ * read), each on its own schedule — first {@value #FIRST_PROBE_NANOS} ns after it was deferred, then, while it
+ * stays incomplete, half its age after each probe (at most {@value #MAX_PROBE_NANOS} ns), soonest due first: an
+ * entry is seen complete at most ≈ 50 % of its age late, and an entry pending for long costs ever less.
+ * Young entries (an interval under {@value #YOUNG_NANOS} ns: their first ~10 probes) are probed whenever due, so
+ * a new entry behind a short kernel completes within tens of µs even while the room and the queue's head are
+ * held by waits that take seconds (a gate, a long kernel of another stream): no entry is starved. Older entries
+ * share a budget of {@value #PROBES_PER_SECOND} probes per second, so the cost of long-pending deferred waits is
+ * bounded — ≈ {@value #PROBES_PER_SECOND} × 2 µs ≈ 2 % of a core however many there are; the budget binds only
+ * when the entries' own schedules ask for more (N entries pending for T seconds ask for about 2N / T probes per
+ * second, at least N per second once T passes 2 s), and then each is probed about every N / {@value #PROBES_PER_SECOND} s. (With
+ * intervals that stopped at 20 ms, 1,000 entries pending for good asked for 50,000 probes/s, so an entry behind
+ * a 10 ms kernel waited its turn in the budget and was seen 80 ms late on the H200.) With nothing deferred the
+ * thread parks without a timeout.
  *
  * <p><b>Faults.</b> Host functions of a context with a sticky error never run: {@link #contextFailed} gives their
  * room back. A deferred entry whose registration has been failed or cancelled is dropped. A probe that returns
@@ -46,7 +50,12 @@ import java.util.concurrent.locks.LockSupport;
 final class HostFunctionBudget {
     static final int DEFAULT_CAPACITY = 32;
     static final long FIRST_PROBE_NANOS = 20_000L;
-    static final long MAX_PROBE_NANOS = 20_000_000L;
+    /**
+     * The longest interval between two probes of one deferred entry. Intervals grow by half after each probe that
+     * finds the work incomplete (a wait is seen at most ≈ 50 % of its age late), so long-pending entries cost ever
+     * less; the cap bounds how late the end of very long work is seen.
+     */
+    static final long MAX_PROBE_NANOS = 1_000_000_000L;
     /** The armer's probe budget: the cost of deferral stays bounded however many entries are deferred. */
     static final int PROBES_PER_SECOND = 10_000;
     /** Entries probed at shorter intervals than this are young: probed whenever due, outside the budget. */
@@ -331,7 +340,8 @@ final class HostFunctionBudget {
             } catch (RuntimeException e) { // a probe's bug must not drop the entry from the schedule
                 LOG.log(System.Logger.Level.WARNING, "probing a deferred CUDA host-function arm threw", e);
             }
-            s.interval = Math.min(s.interval * 2, MAX_PROBE_NANOS);
+            // half its age: seen at most ≈ 50 % late, however few probes the budget has allowed it so far
+            s.interval = Math.min(Math.max(FIRST_PROBE_NANOS, (now - s.since) / 2), MAX_PROBE_NANOS);
             s.due = now + s.interval;
             (s.interval < YOUNG_NANOS ? YOUNG : OLD).add(s);
         }
@@ -354,7 +364,8 @@ final class HostFunctionBudget {
     /** When a deferred entry is probed next, and its current interval. Touched by the armer thread only. */
     private static final class Schedule {
         final Arming arming;
-        long due = System.nanoTime() + FIRST_PROBE_NANOS;
+        final long since = System.nanoTime();
+        long due = since + FIRST_PROBE_NANOS;
         long interval = FIRST_PROBE_NANOS;
         volatile boolean left;
 

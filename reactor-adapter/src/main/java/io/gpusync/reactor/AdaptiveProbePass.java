@@ -12,8 +12,19 @@ import java.util.Map;
  *       it every {@link #hotInterval} — about 1/64 of the age where the window opens, so the poller spins for short
  *       kernels and polls a few dozen times across long ones; after it, overdue, at {@link #coldInterval};</li>
  *   <li>a source not learned yet: every pass for the spin budget, then at {@link #coldInterval} of its age;</li>
- *   <li>a spin-then-callback wait: every pass, until its budget is spent and the callback path takes it.</li>
+ *   <li>a spin-then-callback wait: every pass, until its budget is spent and the callback path takes it — unless
+ *       its source has a narrow window that is not over yet ({@link #holdsHandOver}): then the poller keeps it
+ *       without a callback through that window (the callback, a host function for CUDA, is registered only for
+ *       the waits the window missed). A handed-over wait stays <em>watched</em> by the poller, which may see the signal before the callback does: at
+ *       {@link #coldNext} intervals (a quarter of its age) until {@link #WATCH_AT_LEAST} or its source's window
+ *       closes, and, when that source's window is narrow ({@link #WATCH_MAX_SPREAD}), every {@link #watchInterval}
+ *       inside it — a quarter of a probe-only wait's interval. Whichever sees the signal first completes the
+ *       wait; its age teaches the source either way.</li>
  * </ul>
+ * (Why: a callback arrives late on some drivers — NVIDIA's OpenCL delivers {@code clSetEventCallback} 120–240 µs
+ * after the status changes; a CUDA host function or BlockingSync event tens to a hundred µs — while a probe in the
+ * right window sees a completion within µs. The coarse watch before the window keeps what the source learns
+ * honest: ages seen by late callbacks alone would put the window after the completions it should surround.)
  * Cold intervals are powers of two of nanoseconds, and cold probe times multiples of their interval, so that
  * waits of similar ages are probed in the same pass (one wake-up of the poller for many of them).
  */
@@ -25,6 +36,14 @@ final class AdaptiveProbePass {
      * probed as a whole at intervals that keep it under {@link #COLD_SHARE} of a core (see {@link #coldInterval}).
      */
     static final long MAX_COLD = 1L << 20;
+    /**
+     * A spin-then-callback wait is watched closely inside its source's window only if the window is at most this
+     * many times as long as where it opens: for a source of widely spread times the poller would spin through most
+     * of every wait, and the callback is the better deal.
+     */
+    static final long WATCH_MAX_SPREAD = 4;
+    /** A handed-over wait is watched (coarsely at least) until this age, or its source's window closes if later. */
+    static final long WATCH_AT_LEAST = 4 * MAX_COLD;
     /** The share of a core the cold list may take: its probes and the poller's wake-up for them. */
     static final double COLD_SHARE = 0.004;
     /**
@@ -65,13 +84,38 @@ final class AdaptiveProbePass {
             if (!remove) {
                 try {
                     if (w.waiter.isSignaled()) {
-                        w.signalled();
-                        source(w, sources).record(now - w.startNanos);
+                        CompletionTimes t = source(w, sources);
+                        boolean learnsThemselves = w.learnsAfterHandOver == null;
+                        w.signalled(); // a watched wait records its own age there, if this call completed it
+                        if (learnsThemselves) {
+                            t.record(now - w.startNanos);
+                        }
                         completions++;
                         remove = true;
+                    } else if (w.handOverTo != null && now - w.startNanos > w.handOverAfterNanos
+                            && holdsHandOver(source(w, sources), now - w.startNanos)) {
+                        // inside a narrow window that is likely to see it signalled: no callback registered yet
+                        w.nextProbeNanos = watchNext(w, source(w, sources), now);
+                        nextDue = Math.min(nextDue, w.nextProbeNanos);
                     } else if (w.handOverTo != null && now - w.startNanos > w.handOverAfterNanos) {
+                        CompletionTimes t = source(w, sources);
+                        w.learnsAfterHandOver = t;
                         ProbePass.handOver(w);
-                        remove = true;
+                        if (!w.isDone()) {
+                            w.watched = true;
+                            w.nextProbeNanos = watchNext(w, t, now);
+                            nextDue = Math.min(nextDue, w.nextProbeNanos);
+                        } else {
+                            remove = true;
+                        }
+                    } else if (w.watched) {
+                        CompletionTimes t = source(w, sources);
+                        if (now - w.startNanos > watchUntil(t)) {
+                            remove = true; // past its watch: the callback has it
+                        } else {
+                            w.nextProbeNanos = watchNext(w, t, now);
+                            nextDue = Math.min(nextDue, w.nextProbeNanos);
+                        }
                     } else {
                         long next = nextProbe(w, source(w, sources), now, spinBudget);
                         w.nextProbeNanos = next;
@@ -194,6 +238,49 @@ final class AdaptiveProbePass {
             return now;
         }
         return coldNext(now, age);
+    }
+
+    /**
+     * Whether a spin-then-callback wait of age {@code age}, past its spin budget, is kept on the poller without a
+     * callback for now: its source's window is narrow ({@link #closeWatch}) and not over yet, so the poller is likely
+     * to see the signal first, and registering the callback — for CUDA a host function launched behind the event on
+     * a stream of its own, for OpenCL a driver callback — would cost more than it brings. Past the window the wait is
+     * handed over as usual.
+     */
+    static boolean holdsHandOver(CompletionTimes t, long age) {
+        return closeWatch(t) && age <= t.hotUntil();
+    }
+
+    /** The age until which a handed-over wait of {@code t}'s source is watched. */
+    static long watchUntil(CompletionTimes t) {
+        return t.learned() ? Math.max(WATCH_AT_LEAST, t.hotUntil()) : WATCH_AT_LEAST;
+    }
+
+    /** Whether {@code t}'s window is narrow enough to be watched closely. */
+    static boolean closeWatch(CompletionTimes t) {
+        return t.learned() && t.hotUntil() <= WATCH_MAX_SPREAD * Math.max(t.hotFrom(), 1);
+    }
+
+    /**
+     * A watched wait's next probe: inside a narrow window, a {@link #watchInterval} on; else a quarter of its age on
+     * ({@link #coldNext}), but no later than where a narrow window opens.
+     */
+    static long watchNext(PendingWait w, CompletionTimes t, long now) {
+        long age = now - w.startNanos;
+        long coarse = coldNext(now, age);
+        if (!closeWatch(t)) {
+            return coarse;
+        }
+        long from = t.hotFrom();
+        if (age < from) {
+            return Math.min(coarse, w.startNanos + from);
+        }
+        return now + watchInterval(from);
+    }
+
+    /** A watched wait inside its window: a quarter of {@link #hotInterval} (every pass below ≈ 256 µs). */
+    static long watchInterval(long hotFrom) {
+        return hotInterval(hotFrom) >>> 2;
     }
 
     /** Inside the hot window: 1/64 of where it opens (power of two; 0 = every pass below ≈ 64 µs). */

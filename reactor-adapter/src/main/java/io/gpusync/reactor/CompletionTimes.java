@@ -12,8 +12,10 @@ package io.gpusync.reactor;
  * counts are halved every {@value #DECAY_AT} samples, so it follows a source whose kernels change length. A source
  * is {@link #learned()} after {@value #LEARNED_AFTER} samples since it was made.
  *
- * <p><b>Threading.</b> Not thread-safe: each poller thread owns its sources. Never blocks; {@link #record} is O(1)
- * but for the window's recomputation (O(buckets)) every {@value #RECOMPUTE_EVERY} samples.
+ * <p><b>Threading.</b> Each poller thread owns its sources and reads their window; {@link #record} may also come
+ * from another thread (a callback that completed a wait the poller handed over), so it is synchronized and the
+ * window is published through volatile fields. Never blocks beyond that monitor; {@link #record} is O(1) but for
+ * the window's recomputation (O(buckets)) every {@value #RECOMPUTE_EVERY} samples.
  */
 final class CompletionTimes {
     static final int LEARNED_AFTER = 8;
@@ -23,15 +25,15 @@ final class CompletionTimes {
 
     private final int[] counts = new int[BUCKETS];
     private int total;
-    private int samples;
-    private long hotFrom = Long.MAX_VALUE;
-    private long hotUntil = Long.MIN_VALUE;
+    private volatile int samples;
+    private volatile long hotFrom = Long.MAX_VALUE;
+    private volatile long hotUntil = Long.MIN_VALUE;
 
     /** A wait of this source was seen signalled {@code ageNanos} after it started. */
-    void record(long ageNanos) {
+    synchronized void record(long ageNanos) {
         counts[bucket(Math.max(1, ageNanos))]++;
         total++;
-        samples++;
+        samples = samples + 1; // written under the monitor only
         if (total >= DECAY_AT) {
             total = 0;
             for (int i = 0; i < BUCKETS; i++) {
@@ -62,9 +64,10 @@ final class CompletionTimes {
     private void recompute() {
         int lo = quantileBucket(0.05);
         int hi = quantileBucket(0.95);
-        hotFrom = lowerBound(lo) / 4 * 3;
         long end = lowerBound(hi + 1);
+        // a reader may pair one bound with the other's previous value for a moment: a heuristic, harmless
         hotUntil = end + end / 4 + 10_000;
+        hotFrom = lowerBound(lo) / 4 * 3;
     }
 
     private int quantileBucket(double q) {

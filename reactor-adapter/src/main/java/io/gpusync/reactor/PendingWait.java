@@ -72,6 +72,16 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
     /** Adaptive probing (poller-thread confined): when to probe next, and the source's learned times. */
     long nextProbeNanos;
     CompletionTimes probeTimes;
+    /**
+     * Adaptive spin-then-callback (poller-thread confined): handed over to the callback path, but still probed by
+     * its poller through its source's hot window ({@link AdaptiveProbePass}).
+     */
+    boolean watched;
+    /**
+     * Set when an adaptive poller hands the wait over to the callback path: the source whose times learn from
+     * the age at which the wait is then seen signalled, by whichever thread sees it.
+     */
+    volatile CompletionTimes learnsAfterHandOver;
     @SuppressWarnings("unused") // through HELD
     private volatile Registration held;
     private volatile Disposable timer;
@@ -139,7 +149,15 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
     /** The point was signalled. */
     @Override
     public void signalled() {
-        terminate(null, true);
+        CompletionTimes learns = learnsAfterHandOver;
+        if (learns == null) {
+            terminate(null, true);
+            return;
+        }
+        long age = System.nanoTime() - startNanos;
+        if (terminate(null, true)) {
+            learns.record(age);
+        }
     }
 
     /** The waiter failed (its error propagates unchanged). */
@@ -181,10 +199,14 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
         terminate(CANCELLED, true);
     }
 
-    /** The one termination: claim, dispose the timer, release, then report — see the class comment. */
-    private void terminate(Throwable outcome, boolean disposeTimer) {
+    /**
+     * The one termination: claim, dispose the timer, release, then report — see the class comment.
+     *
+     * @return whether this call terminated the wait
+     */
+    private boolean terminate(Throwable outcome, boolean disposeTimer) {
         if (!STATE.compareAndSet(this, ACTIVE, DONE)) {
-            return;
+            return false;
         }
         if (disposeTimer) {
             Disposable t = timer;
@@ -199,12 +221,12 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
         Registration r = (Registration) HELD.getAndSet(this, RELEASED);
         if (r == null) {
             report(outcome);
-            return;
+            return true;
         }
         if (r instanceof Registration.InPlace) { // the usual callback: release here, then report (no hand-over)
             releaseQuietly(r);
             sink.terminated(this, outcome); // only this winner reports: no second report to guard against
-            return;
+            return true;
         }
         Runnable report = () -> report(outcome);
         try {
@@ -213,6 +235,7 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
             LOG.log(System.Logger.Level.WARNING, "releasing " + this + " failed; its outcome is delivered", e);
             report.run();
         }
+        return true;
     }
 
     private void report(Throwable outcome) {

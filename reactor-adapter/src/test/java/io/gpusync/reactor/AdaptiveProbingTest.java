@@ -135,6 +135,35 @@ class AdaptiveProbingTest {
     }
 
     @Test
+    void aHandedOverWaitIsWatchedCoarselyBeforeANarrowWindowCloselyInsideItAndDroppedAfterIt() {
+        CompletionTimes narrow = learnedAround(1_000_000, 32); // 1 ms ± 10 %
+        PendingWait w = newWait();
+        long start = w.startNanos;
+        long before = start + narrow.hotFrom() / 4;
+        long next = AdaptiveProbePass.watchNext(w, narrow, before);
+        assertThat(next).as("before the window: coarse, and no later than where it opens")
+                .isGreaterThan(before).isLessThanOrEqualTo(start + narrow.hotFrom());
+        long inside = start + (narrow.hotFrom() + narrow.hotUntil()) / 2;
+        assertThat(AdaptiveProbePass.watchNext(w, narrow, inside) - inside).as("inside: closer than a probe-only wait")
+                .isLessThanOrEqualTo(AdaptiveProbePass.hotInterval(narrow.hotFrom()) / 4);
+        assertThat(AdaptiveProbePass.watchUntil(narrow)).isGreaterThanOrEqualTo(narrow.hotUntil());
+        CompletionTimes far = learnedAround(50_000_000, 32);
+        assertThat(AdaptiveProbePass.watchUntil(far)).as("watched until a long source's window closes")
+                .isEqualTo(far.hotUntil());
+        CompletionTimes unlearned = new CompletionTimes();
+        assertThat(AdaptiveProbePass.watchUntil(unlearned)).isEqualTo(AdaptiveProbePass.WATCH_AT_LEAST);
+        long age = 1_000_000;
+        assertThat(AdaptiveProbePass.watchNext(w, unlearned, start + age) - (start + age))
+                .as("an unlearned source: a quarter of its age or so").isBetween(1L, age / 2);
+        CompletionTimes wide = new CompletionTimes();
+        for (int i = 0; i < 64; i++) {
+            wide.record(i % 2 == 0 ? 100_000 : 10_000_000); // 100 µs or 10 ms: a window 100 × as long as its start
+        }
+        assertThat(AdaptiveProbePass.closeWatch(wide)).as("a wide window is not spun through").isFalse();
+        assertThat(AdaptiveProbePass.closeWatch(narrow)).isTrue();
+    }
+
+    @Test
     void coldProbesOfSimilarAgesLandOnTheSameInstant() {
         long now = 123_456_789L;
         long x = AdaptiveProbePass.coldNext(now, 3_000_000);

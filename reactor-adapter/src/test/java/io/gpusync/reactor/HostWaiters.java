@@ -55,6 +55,16 @@ final class HostWaiters {
     }
 
     /**
+     * {@link #cheapProbeWithCallback} whose callbacks arrive {@code lateNanos} after the signal, on another thread:
+     * the status is seen at once by a probe, the listener runs late — as NVIDIA's OpenCL delivers
+     * {@code clSetEventCallback} 120–240 µs after the status changes.
+     */
+    static SyncWaiter cheapProbeWithLateCallback(SyncPoint point, long lateNanos,
+                                                 java.util.concurrent.ScheduledExecutorService driverThread) {
+        return new CheapWithLateCallback((SignalCallbackWaiter) point.waiter(), lateNanos, driverThread);
+    }
+
+    /**
      * A callback waiter that says its listeners may run on a driver-owned thread (as OpenCL's and CUDA's
      * do), so the engine hands its completions to an event loop.
      */
@@ -127,6 +137,54 @@ final class HostWaiters {
         @Override
         public CallbackRegistration onSignal(SignalListener listener) {
             return inner.onSignal(listener);
+        }
+    }
+
+    record CheapWithLateCallback(SignalCallbackWaiter inner, long lateNanos,
+                                 java.util.concurrent.ScheduledExecutorService driverThread)
+            implements io.gpusync.spi.CheapProbe, SignalCallbackWaiter {
+        @Override
+        public void await(Duration timeout) {
+            inner.await(timeout);
+        }
+
+        @Override
+        public boolean isSignaled() {
+            return inner.isSignaled();
+        }
+
+        @Override
+        public BackendKind backend() {
+            return inner.backend();
+        }
+
+        @Override
+        public boolean callsBackOnDriverThread() {
+            return true;
+        }
+
+        @Override
+        public CallbackRegistration onSignal(SignalListener listener) {
+            java.util.concurrent.atomic.AtomicBoolean cancelled = new java.util.concurrent.atomic.AtomicBoolean();
+            CallbackRegistration r = inner.onSignal(new SignalListener() {
+                @Override
+                public void signalled() {
+                    driverThread.schedule(() -> {
+                        if (!cancelled.get()) {
+                            listener.signalled();
+                        }
+                    }, lateNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+                }
+
+                @Override
+                public void failed(io.gpusync.SyncException error) {
+                    listener.failed(error);
+                }
+            });
+            return () -> {
+                cancelled.set(true);
+                r.cancel();
+            };
         }
     }
 

@@ -25,52 +25,66 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
- * Launch → "the host knows" latency on a real GPU, per strategy, with N waits in flight — issue 5's table.
+ * Launch → "the host knows" latency on a real GPU, per strategy, per kernel length, with N waits in flight —
+ * issue 5's table, extended for issue 15 (kernels past the spin budget).
  *
  * <pre>
- * bash .device/setup && .device/java io.gpusync.benchmarks.cuda.CudaLatency [iterations] [out.md]
+ * bash .device/setup && .device/java io.gpusync.benchmarks.cuda.CudaLatency [iterations] [out.md] [kernels] [in-flight]
+ *   e.g. CudaLatency 2000 cuda.md 1us,100us,1ms,10ms 1,1000,10000
  * </pre>
  *
- * Each iteration launches a 1 µs one-thread kernel on an idle stream, records the point, and times from just
- * before the launch to the moment the strategy sees completion (for gpusync: inside {@code onComplete}).
- * "In flight" = N − 1 other waits registered with the engine on a second stream that is busy for the whole
- * measurement (they never complete during it). CPU = CPU time of gpusync's threads plus the measuring thread
- * / wall time while the strategy ran (1.0 = one core busy; the driver's own threads are not counted). Raw baselines are what a hand-written Java program would do over the same FFM
+ * Each iteration launches a one-thread {@code %globaltimer} spin kernel of the given length on an idle stream,
+ * records the point, and times from just before the launch to the moment the strategy sees completion (for
+ * gpusync: inside {@code onComplete}). Rows of long kernels run fewer iterations (≈ 1.5 s per row, at least
+ * 100). "In flight" = N − 1 other waits registered with the engine on CUDA events recorded on a second stream
+ * behind a kernel that spins for the whole run: past their spin they hold the engine's host-function room and
+ * its deferred probing for the whole measurement, and never complete (they are cancelled after their rows). CPU = CPU time of gpusync's
+ * threads plus the measuring thread / wall time while the strategy ran (1.0 = one core busy; the driver's own
+ * threads are not counted). Raw baselines are what a hand-written Java program would do over the same FFM
  * bindings; the C baselines measured on this kind of machine are quoted in NOTES.md.
  */
 public final class CudaLatency {
-    private static final long KERNEL_NS = 1_000;
-
     private CudaLatency() {
     }
 
     public static void main(String[] args) throws Exception {
         int iterations = args.length > 0 ? Integer.parseInt(args[0]) : 2000;
         Path out = args.length > 1 ? Path.of(args[1]) : null;
+        long[] kernels = args.length > 2 ? parseKernels(args[2]) : new long[] {1_000};
+        int[] inFlights = args.length > 3
+                ? Arrays.stream(args[3].split(",")).mapToInt(s -> Integer.parseInt(s.trim().replace("_", ""))).toArray()
+                : new int[] {1, 1_000, 10_000};
         StringBuilder md = new StringBuilder();
-        try (CudaWorkQueue q = CudaWorkQueue.open(0); CudaWorkQueue background = CudaWorkQueue.open(0)) {
-            md.append("CUDA launch → completion seen, ").append(q.deviceName()).append(", 1 µs kernel, ")
-                    .append(iterations).append(" iterations per row, ").append(java.time.LocalDate.now()).append("\n\n");
-            md.append("| in flight | strategy | p50 µs | p90 µs | p99 µs | CPU of waiting threads (cores) |\n|---:|---|---:|---:|---:|---:|\n");
+        CudaWorkQueue background = CudaWorkQueue.open(0);
+        // one SM kept busy for the whole run: the N - 1 other waits are events recorded behind it, never completing
+        background.launchSpin(Duration.ofHours(1).toNanos());
+        try (CudaWorkQueue q = CudaWorkQueue.open(0)) {
+            md.append("CUDA launch → completion seen, ").append(q.deviceName()).append(", up to ")
+                    .append(iterations).append(" iterations per row (fewer for long kernels: ≈ 1.5 s per row), ")
+                    .append(java.time.LocalDate.now()).append("\n\n");
+            md.append("| kernel | in flight | strategy | iterations | p50 µs | p90 µs | p99 µs | CPU of waiting threads (cores) |\n"
+                    + "|---:|---:|---|---:|---:|---:|---:|---:|\n");
             SyncEngine defaults = GpuSync.builder().name("cuda-default").build();
             SyncEngine callbackOnly = GpuSync.builder().name("cuda-callback").spinBudget(Duration.ZERO).build();
             try {
-                for (int inFlight : new int[] {1, 1_000, 10_000}) {
+                for (int inFlight : inFlights) {
                     List<Disposable> others = occupy(background, defaults, inFlight - 1);
-                    Map<String, Function<CudaWorkQueue, Long>> strategies = new LinkedHashMap<>();
-                    strategies.put("raw cuEventQuery spin (1 thread)", CudaLatency::rawQuerySpin);
-                    strategies.put("raw cuEventSynchronize (spinning default)", CudaLatency::rawSynchronize);
-                    strategies.put("raw BlockingSync event + cuEventSynchronize", CudaLatency::rawBlockingSync);
-                    strategies.put("raw mapped-word spin (host timeline)", CudaLatency::rawTimelineSpin);
-                    strategies.put("gpusync event (default: spin 50 µs, then host fn)", qq -> viaEngine(qq, defaults, false));
-                    strategies.put("gpusync host timeline (default)", qq -> viaEngine(qq, defaults, true));
-                    strategies.put("gpusync event, host function only (no spin)", qq -> viaEngine(qq, callbackOnly, false));
-                    for (var e : strategies.entrySet()) {
-                        row(md, inFlight, e.getKey(), q, iterations, e.getValue());
+                    for (long kernel : kernels) {
+                        Map<String, Function<CudaWorkQueue, Long>> strategies = new LinkedHashMap<>();
+                        strategies.put("raw cuEventQuery spin (1 thread)", qq -> rawQuerySpin(qq, kernel));
+                        strategies.put("raw cuEventSynchronize (spinning default)", qq -> rawSynchronize(qq, kernel));
+                        strategies.put("raw BlockingSync event + cuEventSynchronize", qq -> rawBlockingSync(qq, kernel));
+                        strategies.put("raw mapped-word spin (host timeline)", qq -> rawTimelineSpin(qq, kernel));
+                        strategies.put("gpusync event (default)", qq -> viaEngine(qq, defaults, false, kernel));
+                        strategies.put("gpusync host timeline (default)", qq -> viaEngine(qq, defaults, true, kernel));
+                        strategies.put("gpusync event, no spin (spinBudget 0)", qq -> viaEngine(qq, callbackOnly, false, kernel));
+                        int n = (int) Math.min(iterations, Math.max(100, 1_500_000_000L / Math.max(kernel, 1)));
+                        for (var e : strategies.entrySet()) {
+                            row(md, kernel, inFlight, e.getKey(), q, n, e.getValue());
+                        }
                     }
-                    md.append(idleRow(inFlight, defaults));
+                    md.append(idleRow(inFlight));
                     others.forEach(Disposable::dispose);
-                    background.synchronize();
                 }
             } finally {
                 defaults.dispose();
@@ -81,23 +95,35 @@ public final class CudaLatency {
         if (out != null) {
             Files.writeString(out, md.toString());
         }
+        System.exit(0); // the background kernel still spins: the driver ends it with the process
     }
 
-    /** Registers n waits on events of a stream kept busy for the whole measurement. */
+    private static long[] parseKernels(String list) {
+        return Arrays.stream(list.split(",")).map(String::trim).mapToLong(k -> {
+            if (k.endsWith("us")) {
+                return Long.parseLong(k.substring(0, k.length() - 2)) * 1_000;
+            } else if (k.endsWith("ms")) {
+                return Long.parseLong(k.substring(0, k.length() - 2)) * 1_000_000;
+            }
+            return Long.parseLong(k);
+        }).toArray();
+    }
+
+    private static String kernelLabel(long ns) {
+        return ns >= 1_000_000 ? ns / 1_000_000 + " ms" : ns / 1_000 + " µs";
+    }
+
+    /** Registers n waits on CUDA events recorded behind the background stream's hour-long kernel (never complete). */
     private static List<Disposable> occupy(CudaWorkQueue background, SyncEngine engine, int n) {
         List<Disposable> waits = new ArrayList<>(n);
-        if (n == 0) {
-            return waits;
-        }
-        background.launchSpin(Duration.ofSeconds(10).toNanos());
         for (int i = 0; i < n; i++) {
-            SyncPoint p = background.recordEvent();
-            waits.add(engine.await(p, SyncPoint.FOREVER).subscribe());
+            SyncPoint.CudaEvent p = background.recordEvent();
+            waits.add(engine.await(p, SyncPoint.FOREVER).subscribe(v -> { }, e -> { }, () -> { }));
         }
         return waits;
     }
 
-    private static void row(StringBuilder md, int inFlight, String name, CudaWorkQueue q, int iterations,
+    private static void row(StringBuilder md, long kernel, int inFlight, String name, CudaWorkQueue q, int iterations,
                             Function<CudaWorkQueue, Long> strategy) {
         for (int i = 0; i < Math.min(200, iterations / 10); i++) {
             strategy.apply(q); // warm-up
@@ -110,18 +136,18 @@ public final class CudaLatency {
         }
         double cores = (cpuNanos() - cpu0) / (double) (System.nanoTime() - wall0);
         Arrays.sort(samples);
-        md.append(String.format("| %,d | %s | %.1f | %.1f | %.1f | %.2f |%n", inFlight, name, pct(samples, 0.50),
-                pct(samples, 0.90), pct(samples, 0.99), cores));
-        System.err.printf("  %,6d in flight  %-50s p50 %.1f µs%n", inFlight, name, pct(samples, 0.50));
+        md.append(String.format("| %s | %,d | %s | %,d | %.1f | %.1f | %.1f | %.2f |%n", kernelLabel(kernel), inFlight, name,
+                iterations, pct(samples, 0.50), pct(samples, 0.90), pct(samples, 0.99), cores));
+        System.err.printf("  %6s %,6d in flight  %-45s p50 %.1f µs%n", kernelLabel(kernel), inFlight, name, pct(samples, 0.50));
     }
 
-    private static String idleRow(int inFlight, SyncEngine engine) throws InterruptedException {
+    private static String idleRow(int inFlight) throws InterruptedException {
         Thread.sleep(200); // past every spin budget
         long cpu0 = cpuNanos();
         long wall0 = System.nanoTime();
         Thread.sleep(1000);
         double cores = (cpuNanos() - cpu0) / (double) (System.nanoTime() - wall0);
-        return String.format("| %,d | gpusync idle: %,d pending waits, nothing completing | – | – | – | %.3f |%n",
+        return String.format("| – | %,d | gpusync idle: %,d pending waits, nothing completing | – | – | – | – | %.3f |%n",
                 inFlight, Math.max(0, inFlight - 1), cores);
     }
 
@@ -146,11 +172,11 @@ public final class CudaLatency {
         return sum;
     }
 
-    private static long viaEngine(CudaWorkQueue q, SyncEngine engine, boolean timeline) {
+    private static long viaEngine(CudaWorkQueue q, SyncEngine engine, boolean timeline, long kernel) {
         AtomicLong done = new AtomicLong();
         CountDownLatch latch = new CountDownLatch(1);
         long t0 = System.nanoTime();
-        q.launchSpin(KERNEL_NS);
+        q.launchSpin(kernel);
         SyncPoint p = timeline ? q.advanceTimeline() : q.recordEvent();
         engine.await(p, Duration.ofSeconds(10)).subscribe(v -> { }, e -> latch.countDown(), () -> {
             done.set(System.nanoTime());
@@ -167,9 +193,9 @@ public final class CudaLatency {
         return done.get() - t0;
     }
 
-    private static long rawQuerySpin(CudaWorkQueue q) {
+    private static long rawQuerySpin(CudaWorkQueue q, long kernel) {
         long t0 = System.nanoTime();
-        q.launchSpin(KERNEL_NS);
+        q.launchSpin(kernel);
         SyncPoint.CudaEvent p = q.recordEvent();
         while (Cuda.cuEventQuery(p.event()) != 0) {
             Thread.onSpinWait();
@@ -179,9 +205,9 @@ public final class CudaLatency {
         return t;
     }
 
-    private static long rawSynchronize(CudaWorkQueue q) {
+    private static long rawSynchronize(CudaWorkQueue q, long kernel) {
         long t0 = System.nanoTime();
-        q.launchSpin(KERNEL_NS);
+        q.launchSpin(kernel);
         SyncPoint.CudaEvent p = q.recordEvent();
         check(Cuda.cuEventSynchronize(p.event()));
         long t = System.nanoTime() - t0;
@@ -191,7 +217,7 @@ public final class CudaLatency {
 
     private static final ThreadLocal<MemorySegment> BLOCKING_EVENT = new ThreadLocal<>();
 
-    private static long rawBlockingSync(CudaWorkQueue q) {
+    private static long rawBlockingSync(CudaWorkQueue q, long kernel) {
         MemorySegment event = BLOCKING_EVENT.get();
         if (event == null) {
             try (Arena arena = Arena.ofConfined()) {
@@ -204,15 +230,15 @@ public final class CudaLatency {
             }
         }
         long t0 = System.nanoTime();
-        q.launchSpin(KERNEL_NS);
+        q.launchSpin(kernel);
         check(Cuda.cuEventRecord(event, q.stream()));
         check(Cuda.cuEventSynchronize(event));
         return System.nanoTime() - t0;
     }
 
-    private static long rawTimelineSpin(CudaWorkQueue q) {
+    private static long rawTimelineSpin(CudaWorkQueue q, long kernel) {
         long t0 = System.nanoTime();
-        q.launchSpin(KERNEL_NS);
+        q.launchSpin(kernel);
         SyncPoint p = q.advanceTimeline();
         while (!p.isSignaled()) {
             Thread.onSpinWait();

@@ -1,0 +1,80 @@
+package io.gpusync.reactor;
+
+import io.gpusync.SyncWaiter;
+import io.gpusync.cpu.CpuTimeline;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A spin-then-callback wait that outlives its spin budget is handed to the callback path, and its poller keeps
+ * watching it: a driver whose callbacks come late (NVIDIA's OpenCL delivers {@code clSetEventCallback}
+ * 120–240 µs after the status changes) no longer sets the wake latency of every wait past the spin. Here the
+ * callback comes 20 ms late on a "driver" thread and the work takes about 2 ms; before the watch every wait
+ * was seen ≥ 20 ms after its signal.
+ */
+class LateCallbackWatchTest {
+    private static final long CALLBACK_LATE_NANOS = 20_000_000;
+    private final ScheduledExecutorService driverThread = Executors.newSingleThreadScheduledExecutor();
+    private final SyncEngine engine = GpuSync.builder().name("late-callback-watch").build();
+
+    @AfterEach
+    void close() {
+        engine.dispose();
+        driverThread.shutdownNow();
+    }
+
+    @Test
+    void aWaitPastItsSpinIsSeenByItsPollerLongBeforeItsLateCallback() throws Exception {
+        int waits = 40;
+        long[] lateness = new long[waits];
+        int byCallback = 0;
+        for (int i = 0; i < waits; i++) {
+            CpuTimeline timeline = new CpuTimeline();
+            SyncWaiter waiter = HostWaiters.cheapProbeWithLateCallback(timeline.at(1), CALLBACK_LATE_NANOS, driverThread);
+            CompletableFuture<Long> seen = new CompletableFuture<>();
+            engine.await(waiter, Duration.ofSeconds(10))
+                    .subscribe(null, seen::completeExceptionally, () -> seen.complete(System.nanoTime()));
+            LockSupport.parkNanos(2_000_000); // the work: past the 50 µs spin budget
+            long signalledAt = System.nanoTime();
+            timeline.signal(1);
+            lateness[i] = seen.get(10, TimeUnit.SECONDS) - signalledAt;
+            if (lateness[i] >= CALLBACK_LATE_NANOS) {
+                byCallback++;
+            }
+        }
+        long[] settled = Arrays.copyOfRange(lateness, waits / 2, waits);
+        Arrays.sort(settled);
+        long median = settled[settled.length / 2];
+        System.out.printf("LATE_CALLBACK_WATCH signal → seen: median %,d µs over the last %d waits (callback %,d µs late); "
+                + "%d of %d waits ended by the callback%n", median / 1_000, settled.length,
+                CALLBACK_LATE_NANOS / 1_000, byCallback, waits);
+        assertThat(median).as("seen by the poller, not 20 ms later by the callback").isLessThan(CALLBACK_LATE_NANOS / 4);
+    }
+
+    @Test
+    void aWatchedWaitThatIsCancelledLeavesNothingPendingAndItsLateCallbackDoesNothing() throws Exception {
+        CpuTimeline timeline = new CpuTimeline();
+        SyncWaiter waiter = HostWaiters.cheapProbeWithLateCallback(timeline.at(1), CALLBACK_LATE_NANOS, driverThread);
+        CompletableFuture<String> outcome = new CompletableFuture<>();
+        var subscription = engine.await(waiter, Duration.ofSeconds(10))
+                .subscribe(null, e -> outcome.complete("error " + e), () -> outcome.complete("complete"));
+        LockSupport.parkNanos(1_000_000); // handed over, watched
+        subscription.dispose();
+        timeline.signal(1);
+        Thread.sleep(CALLBACK_LATE_NANOS / 1_000_000 * 2); // past the late callback
+        assertThat(engine.pendingWaits()).isZero();
+        assertThat(outcome).as("a cancelled wait hears nothing: neither the poller's probe nor the late callback")
+                .isNotDone();
+        assertThat(timeline.pendingWaits()).as("its registration was withdrawn").isZero();
+    }
+}
