@@ -11,6 +11,7 @@ import io.gpusync.spi.BlockingWaiter;
 import io.gpusync.spi.NativeAnchor;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;
@@ -156,6 +157,18 @@ class GlSyncTest {
 
     @Test
     void closingDuringAWaitDefersGlDeleteSyncUntilTheWaitReturnsAndDeletesExactlyOnce() throws Exception {
+        // a driver may finish even the calibrated fence within the 20 ms below (NVIDIA's did, once): try again, and
+        // say so rather than pass if the close never met a wait in progress
+        for (int attempt = 0; attempt < 5; attempt++) {
+            if (closeDuringAWait()) {
+                return;
+            }
+        }
+        Assumptions.abort("the driver finished every heavy fence before the close 20 ms into its wait");
+    }
+
+    /** @return whether the close met the wait in progress (its checks then ran) */
+    private static boolean closeDuringAWait() throws Exception {
         SyncPoint.OpenGLSync point = heavy.fence(HEAVY_CLEARS);
         NativeAnchor anchor = ((GlSyncWaiter) point.waiter()).anchor();
         assertThat(anchor.isAdopted()).isTrue();
@@ -165,12 +178,12 @@ class GlSyncTest {
             point.await(Duration.ofSeconds(60));
         }, r -> Thread.ofPlatform().daemon().start(r));
         started.await();
-        Thread.sleep(20); // into glClientWaitSync: the fence needs ≈0.5 s
+        Thread.sleep(20); // into glClientWaitSync: the fence needs ≥ 200 ms (calibrated)
         point.waiter().close();
         point.waiter().close(); // idempotent
         // the sync must still exist while the wait is in progress; read both, then check the wait was still on
         // (a wait that returns releases the anchor a moment before its future completes: reads in that moment
-        // say nothing, and the fence sometimes signals within the 20 ms above on a fast llvmpipe)
+        // say nothing)
         boolean releasedEarly = anchor.isReleased();
         boolean aliveEarly = liveInProducer(heavy, point);
         Thread.sleep(5);
@@ -190,7 +203,7 @@ class GlSyncTest {
         assertThat(liveInProducer(heavy, point)).as("deleted after the wait").isFalse();
         assertThatThrownBy(() -> point.await(Duration.ZERO)).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(point::isSignaled).isInstanceOf(IllegalStateException.class);
-        assertThat(stillWaiting).as("the close really happened during the wait").isTrue();
+        return stillWaiting;
     }
 
     private static MemorySegment rawFence(EglProducer p) {

@@ -43,7 +43,30 @@ class EngineBlockHoundTest {
     static void installBlockHound() {
         BlockHound.install(builder -> builder
                 .markAsBlocking(ThreadPoolExecutor.class, "toString", "()Ljava/lang/String;")
-                .blockingMethodCallback(m -> BLOCKING_CALLS.add(m + " on " + Thread.currentThread().getName() + java.util.Arrays.toString(new Throwable().getStackTrace()))));
+                .blockingMethodCallback(m -> {
+                    StackTraceElement[] stack = new Throwable().getStackTrace();
+                    if (!insideAnAllowedFrameThatPredatesBlockHound(stack)) {
+                        BLOCKING_CALLS.add(m + " on " + Thread.currentThread().getName() + java.util.Arrays.toString(stack));
+                    }
+                }));
+    }
+
+    /**
+     * Reactor's integration allows parking inside {@code ScheduledThreadPoolExecutor$DelayedWorkQueue.take/offer}
+     * (an idle {@code parallel} worker waiting for its next task). A worker that entered {@code take} before
+     * BlockHound instrumented it — the whole suite runs in one JVM on the GPU machine, where earlier test classes
+     * started the {@code parallel} workers — runs the old code of that frame, which does not mark the thread as
+     * allowed, so its next park is reported (seen there as "Unsafe#park on parallel-9" from {@code take}). Such
+     * a call is what the integration allows: it is not counted.
+     */
+    private static boolean insideAnAllowedFrameThatPredatesBlockHound(StackTraceElement[] stack) {
+        for (StackTraceElement frame : stack) {
+            if (frame.getClassName().equals("java.util.concurrent.ScheduledThreadPoolExecutor$DelayedWorkQueue")
+                    && (frame.getMethodName().equals("take") || frame.getMethodName().equals("offer"))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @BeforeEach

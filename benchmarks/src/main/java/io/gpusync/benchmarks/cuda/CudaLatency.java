@@ -56,9 +56,9 @@ public final class CudaLatency {
                 : new int[] {1, 1_000, 10_000};
         StringBuilder md = new StringBuilder();
         CudaWorkQueue background = CudaWorkQueue.open(0);
-        // one SM kept busy for the whole run: the N - 1 other waits are events recorded behind it, never completing
-        background.launchSpin(Duration.ofHours(1).toNanos());
-        try (CudaWorkQueue q = CudaWorkQueue.open(0)) {
+        try (CudaWorkQueue q = CudaWorkQueue.open(0)) { // opened first: a module load waits for the device to idle
+            // one SM kept busy for the whole run: the N - 1 other waits are events recorded behind it, never completing
+            background.launchSpin(Duration.ofHours(1).toNanos());
             md.append("CUDA launch → completion seen, ").append(q.deviceName()).append(", up to ")
                     .append(iterations).append(" iterations per row (fewer for long kernels: ≈ 1.5 s per row), ")
                     .append(java.time.LocalDate.now()).append("\n\n");

@@ -81,10 +81,14 @@ class CudaFaultsGpuTest {
             q.launchSpin(4_000_000_000L); // 1,000 waits pending behind host functions for the whole window
             List<SyncPoint> points = new ArrayList<>();
             CountDownLatch done = new CountDownLatch(1_000);
+            java.util.concurrent.atomic.AtomicInteger failed = new java.util.concurrent.atomic.AtomicInteger();
             for (int i = 0; i < 1_000; i++) {
                 SyncPoint p = i % 2 == 0 ? q.recordEvent() : q.advanceTimeline();
                 points.add(p);
-                GpuSync.await(p, SyncPoint.FOREVER).subscribe(v -> { }, e -> done.countDown(), done::countDown);
+                GpuSync.await(p, SyncPoint.FOREVER).subscribe(v -> { }, e -> {
+                    failed.incrementAndGet();
+                    done.countDown();
+                }, done::countDown);
             }
             Thread.sleep(300);
             Thread watch = thread("gpusync-cuda-fault-watch");
@@ -109,6 +113,8 @@ class CudaFaultsGpuTest {
             assertThat(armerPct).as("the armer's probe budget (~2 %% of a core) bounds the cost of deferral")
                     .isLessThanOrEqualTo(5.0);
             assertThat(done.await(30, TimeUnit.SECONDS)).as("all complete when the kernel ends").isTrue();
+            assertThat(failed.get()).as("none failed: the 1,000 waits were really pending, watched, then completed")
+                    .isZero();
             points.forEach(p -> p.waiter().close());
         }
     }
