@@ -35,8 +35,8 @@ import java.util.function.Function;
  *
  * Each iteration launches a one-thread {@code %globaltimer} spin kernel of the given length on an idle stream,
  * records the point, and times from just before the launch to the moment the strategy sees completion (for
- * gpusync: inside {@code onComplete}). Rows of long kernels run fewer iterations (≈ 1.5 s per row, at least
- * 100). "In flight" = N − 1 other waits registered with the engine on CUDA events recorded on a second stream
+ * gpusync: inside {@code onComplete}). Rows of long kernels run fewer iterations (≈ 0.75 s per row, at least
+ * 100); the report is rewritten after every row. "In flight" = N − 1 other waits registered with the engine on CUDA events recorded on a second stream
  * behind a kernel that spins for the whole run: past their spin they hold the engine's host-function room and
  * its deferred probing for the whole measurement, and never complete (they are cancelled after their rows). CPU = CPU time of gpusync's
  * threads plus the measuring thread / wall time while the strategy ran (1.0 = one core busy; the driver's own
@@ -60,7 +60,7 @@ public final class CudaLatency {
             // one SM kept busy for the whole run: the N - 1 other waits are events recorded behind it, never completing
             background.launchSpin(Duration.ofHours(1).toNanos());
             md.append("CUDA launch → completion seen, ").append(q.deviceName()).append(", up to ")
-                    .append(iterations).append(" iterations per row (fewer for long kernels: ≈ 1.5 s per row), ")
+                    .append(iterations).append(" iterations per row (fewer for long kernels: ≈ 0.75 s per row), ")
                     .append(java.time.LocalDate.now()).append("\n\n");
             md.append("| kernel | in flight | strategy | iterations | p50 µs | p90 µs | p99 µs | CPU of waiting threads (cores) |\n"
                     + "|---:|---:|---|---:|---:|---:|---:|---:|\n");
@@ -78,12 +78,16 @@ public final class CudaLatency {
                         strategies.put("gpusync event (default)", qq -> viaEngine(qq, defaults, false, kernel));
                         strategies.put("gpusync host timeline (default)", qq -> viaEngine(qq, defaults, true, kernel));
                         strategies.put("gpusync event, no spin (spinBudget 0)", qq -> viaEngine(qq, callbackOnly, false, kernel));
-                        int n = (int) Math.min(iterations, Math.max(100, 1_500_000_000L / Math.max(kernel, 1)));
+                        int n = (int) Math.min(iterations, Math.max(100, 750_000_000L / Math.max(kernel, 1)));
                         for (var e : strategies.entrySet()) {
                             row(md, kernel, inFlight, e.getKey(), q, n, e.getValue());
+                            save(out, md); // row by row: a run cut short by a device time limit keeps what it measured
                         }
                     }
-                    md.append(idleRow(inFlight));
+                    String idle = idleRow(inFlight);
+                    System.err.print(idle);
+                    md.append(idle);
+                    save(out, md);
                     others.forEach(Disposable::dispose);
                 }
             } finally {
@@ -92,10 +96,14 @@ public final class CudaLatency {
             }
         }
         System.out.print(md);
+        save(out, md);
+        System.exit(0); // the background kernel still spins: the driver ends it with the process
+    }
+
+    private static void save(Path out, StringBuilder md) throws IOException {
         if (out != null) {
             Files.writeString(out, md.toString());
         }
-        System.exit(0); // the background kernel still spins: the driver ends it with the process
     }
 
     private static long[] parseKernels(String list) {
