@@ -27,7 +27,9 @@ import java.util.concurrent.locks.LockSupport;
  * meanwhile probes the deferred entries itself ({@link Arming#complete()}: one {@code cuEventQuery} or a memory
  * read), each on its own schedule — first {@value #FIRST_PROBE_NANOS} ns after it was deferred, then, while it
  * stays incomplete, half its age after each probe (at most {@value #MAX_PROBE_NANOS} ns), soonest due first: an
- * entry is seen complete at most ≈ 50 % of its age late, and an entry pending for long costs ever less.
+ * entry is seen complete at most ≈ 50 % of its age late, and an entry pending for long costs ever less. Probes
+ * of entries past their young ones fall on a grid (multiples of their interval's power of two), so entries of
+ * similar ages are probed in one wake-up of the thread.
  * Young entries (an interval under {@value #YOUNG_NANOS} ns: their first ~10 probes) are probed whenever due, so
  * a new entry behind a short kernel completes within tens of µs even while the room and the queue's head are
  * held by waits that take seconds (a gate, a long kernel of another stream): no entry is starved. Older entries
@@ -55,13 +57,24 @@ final class HostFunctionBudget {
      * finds the work incomplete (a wait is seen at most ≈ 50 % of its age late), so long-pending entries cost ever
      * less; the cap bounds how late the end of very long work is seen.
      */
-    static final long MAX_PROBE_NANOS = 1_000_000_000L;
+    static final long MAX_PROBE_NANOS = 1L << 30; // ≈ 1.07 s
     /** The armer's probe budget: the cost of deferral stays bounded however many entries are deferred. */
     static final int PROBES_PER_SECOND = 10_000;
+    /**
+     * The most probes the budget holds (a tenth of a second's worth): entries that fall due together on the grid are
+     * probed in one wake-up, up to this many.
+     */
+    static final double BUDGET_BURST = PROBES_PER_SECOND / 10.0;
+    /** Once the budget is spent, the armer waits until this many probes have accrued. */
+    static final double BUDGET_BATCH = 64;
     /** Entries probed at shorter intervals than this are young: probed whenever due, outside the budget. */
     static final long YOUNG_NANOS = 1_000_000L;
-    /** The armer never sleeps longer than this while entries are deferred (room may free without an unpark). */
-    static final long MAX_PARK_NANOS = 1_000_000L;
+    /**
+     * The armer never sleeps longer than this while entries are deferred: room that frees wakes it
+     * ({@link #hostFunctionRan}, {@link #contextFailed}, a failed arm), so this only bounds a missed wake-up. (It was
+     * 1 ms: a thousand wake-ups a second cost the armer ≈ 1.6–2.7 % of a core on these VMs with nothing to do.)
+     */
+    static final long MAX_PARK_NANOS = 50_000_000L;
     private static final System.Logger LOG = System.getLogger(HostFunctionBudget.class.getName());
     private static final int CAPACITY = Math.max(1, Integer.getInteger("gpusync.cuda.hostFunctionsBehindEvents",
             DEFAULT_CAPACITY));
@@ -168,8 +181,8 @@ final class HostFunctionBudget {
             try {
                 armed = arming.arm();
             } finally {
-                if (!armed) {
-                    giveBack(arming.key());
+                if (!armed && giveBack(arming.key()) && !DEFERRED.isEmpty()) {
+                    wakeArmer(); // an entry deferred meanwhile may take the room
                 }
             }
             return;
@@ -284,7 +297,7 @@ final class HostFunctionBudget {
             YOUNG.add(s);
         }
         long now = System.nanoTime();
-        budget = Math.min(budget + (now - lastPass) * PROBES_PER_SECOND / 1_000_000_000.0, PROBES_PER_SECOND / 100.0);
+        budget = Math.min(budget + (now - lastPass) * PROBES_PER_SECOND / 1_000_000_000.0, BUDGET_BURST);
         lastPass = now;
         probeDue(YOUNG, now, false);
         long wait = probeDue(OLD, now, true);
@@ -313,8 +326,8 @@ final class HostFunctionBudget {
                 continue;
             }
             if (budgeted) {
-                if (budget < 1) {
-                    return (long) ((1 - budget) * 1_000_000_000.0 / PROBES_PER_SECOND) + 1;
+                if (budget < 1) { // back when a batch's worth has accrued: one wake-up per batch, not per probe
+                    return (long) ((BUDGET_BATCH - budget) * 1_000_000_000.0 / PROBES_PER_SECOND) + 1;
                 }
                 budget -= 1;
             }
@@ -342,10 +355,23 @@ final class HostFunctionBudget {
             }
             // half its age: seen at most ≈ 50 % late, however few probes the budget has allowed it so far
             s.interval = Math.min(Math.max(FIRST_PROBE_NANOS, (now - s.since) / 2), MAX_PROBE_NANOS);
-            s.due = now + s.interval;
+            s.due = nextDue(now, s.interval);
             (s.interval < YOUNG_NANOS ? YOUNG : OLD).add(s);
         }
         return s == null ? MAX_PARK_NANOS : Math.min(MAX_PARK_NANOS, Math.max(0, s.due - System.nanoTime()));
+    }
+
+    /**
+     * When an entry probed at {@code now} is due next: {@code interval} later for a young entry; for an older one the
+     * next multiple of the interval's power of two, so that entries of similar ages fall due together and one
+     * wake-up of the armer serves them all (a wake-up costs more than the probes it makes).
+     */
+    static long nextDue(long now, long interval) {
+        if (interval < YOUNG_NANOS) {
+            return now + interval;
+        }
+        long grid = Long.highestOneBit(interval);
+        return now - Math.floorMod(now, grid) + grid;
     }
 
     /** Takes {@code a} out of the queue; {@code true} if this call did (and ran its {@link Arming#leave()}). */

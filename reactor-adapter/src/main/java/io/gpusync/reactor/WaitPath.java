@@ -15,8 +15,9 @@ package io.gpusync.reactor;
  *   <tr><td>{@link #WAIT_SET}</td><td>one per wait set (e.g. per Vulkan device)</td><td>that wait-set thread</td></tr>
  *   <tr><td>{@link #BLOCKING}</td><td>one pool thread per wait in progress</td><td>that pool thread</td></tr>
  *   <tr><td>{@link #PROBE}</td><td>the shared poller threads</td><td>the poller thread that saw it</td></tr>
- *   <tr><td>{@link #SPIN_THEN_CALLBACK}</td><td>the pollers, for the spin budget only</td><td>a poller thread,
- *       or as {@link #CALLBACK} once handed over</td></tr>
+ *   <tr><td>{@link #SPIN_THEN_CALLBACK}</td><td>the pollers, for the spin budget and, by default, the learned
+ *       window of a source whose waits outlive it</td><td>a poller thread, or as {@link #CALLBACK} once handed
+ *       over</td></tr>
  * </table>
  * A timeout, a cancel or an engine dispose terminates the wait on the thread that caused it (the timer
  * scheduler's, the cancelling thread, the disposing thread).
@@ -54,7 +55,12 @@ public enum WaitPath {
     /**
      * A {@link io.gpusync.spi.CheapProbe} that can also call back: the pollers spin on its probe for the
      * spin budget, then hand it to the {@link #CALLBACK} path — microsecond wakes for imminent completions,
-     * no CPU for long waits.
+     * no CPU for long waits. By default (the adaptive pollers) a wait whose source has learned a narrow window of
+     * completion times past the spin budget stays on its poller through that window, with no callback registered
+     * (for CUDA no host function, for OpenCL no {@code clSetEventCallback}), and is handed over only if the window
+     * closes first; a handed-over wait is still probed now and then (a quarter of its age) for a few ms, so a late
+     * callback (NVIDIA's OpenCL: 120–240 µs) does not set its wake latency. Sources are waiter classes, per engine
+     * poller thread.
      */
     SPIN_THEN_CALLBACK
 }
