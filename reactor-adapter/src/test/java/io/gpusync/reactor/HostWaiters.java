@@ -77,21 +77,27 @@ final class HostWaiters {
         return new RecordingBlocking(point.waiter(), threads);
     }
 
-    record DriverCallback(SignalCallbackWaiter inner) implements SignalCallbackWaiter {
+    /** A waiter that forwards {@code await}, {@code isSignaled} and {@code backend} to the one it wraps. */
+    interface Forwarding extends SyncWaiter {
+        SyncWaiter inner();
+
         @Override
-        public void await(Duration timeout) {
-            inner.await(timeout);
+        default void await(Duration timeout) {
+            inner().await(timeout);
         }
 
         @Override
-        public boolean isSignaled() {
-            return inner.isSignaled();
+        default boolean isSignaled() {
+            return inner().isSignaled();
         }
 
         @Override
-        public BackendKind backend() {
-            return inner.backend();
+        default BackendKind backend() {
+            return inner().backend();
         }
+    }
+
+    record DriverCallback(SignalCallbackWaiter inner) implements Forwarding, SignalCallbackWaiter {
 
         @Override
         public CallbackRegistration onSignal(SignalListener listener) {
@@ -118,21 +124,7 @@ final class HostWaiters {
         }
     }
 
-    record CheapWithCallback(SignalCallbackWaiter inner) implements io.gpusync.spi.CheapProbe, SignalCallbackWaiter {
-        @Override
-        public void await(Duration timeout) {
-            inner.await(timeout);
-        }
-
-        @Override
-        public boolean isSignaled() {
-            return inner.isSignaled();
-        }
-
-        @Override
-        public BackendKind backend() {
-            return inner.backend();
-        }
+    record CheapWithCallback(SignalCallbackWaiter inner) implements Forwarding, io.gpusync.spi.CheapProbe, SignalCallbackWaiter {
 
         @Override
         public CallbackRegistration onSignal(SignalListener listener) {
@@ -142,21 +134,7 @@ final class HostWaiters {
 
     record CheapWithLateCallback(SignalCallbackWaiter inner, long lateNanos,
                                  java.util.concurrent.ScheduledExecutorService driverThread)
-            implements io.gpusync.spi.CheapProbe, SignalCallbackWaiter {
-        @Override
-        public void await(Duration timeout) {
-            inner.await(timeout);
-        }
-
-        @Override
-        public boolean isSignaled() {
-            return inner.isSignaled();
-        }
-
-        @Override
-        public BackendKind backend() {
-            return inner.backend();
-        }
+            implements Forwarding, io.gpusync.spi.CheapProbe, SignalCallbackWaiter {
 
         @Override
         public boolean callsBackOnDriverThread() {
