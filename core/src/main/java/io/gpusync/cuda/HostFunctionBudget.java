@@ -61,10 +61,10 @@ final class HostFunctionBudget {
     /** The armer's probe budget: the cost of deferral stays bounded however many entries are deferred. */
     static final int PROBES_PER_SECOND = 10_000;
     /**
-     * The most probes the budget holds (a tenth of a second's worth): entries that fall due together on the grid are
-     * probed in one wake-up, up to this many.
+     * The most probes the budget holds (half a second's worth): entries that fall due together on the grid are probed
+     * in one wake-up, up to this many, so a burst does not leave a backlog that holds back newer entries.
      */
-    static final double BUDGET_BURST = PROBES_PER_SECOND / 10.0;
+    static final double BUDGET_BURST = PROBES_PER_SECOND / 2.0;
     /** Once the budget is spent, the armer waits until this many probes have accrued. */
     static final double BUDGET_BATCH = 64;
     /** Entries probed at shorter intervals than this are young: probed whenever due, outside the budget. */
@@ -90,8 +90,11 @@ final class HostFunctionBudget {
     /** Young and old deferred entries by when they are due (armer thread only; entries that left are skipped lazily). */
     private static final java.util.PriorityQueue<Schedule> YOUNG =
             new java.util.PriorityQueue<>((x, y) -> Long.compare(x.due - y.due, 0));
-    private static final java.util.PriorityQueue<Schedule> OLD =
-            new java.util.PriorityQueue<>((x, y) -> Long.compare(x.due - y.due, 0));
+    /** Old entries due at the same time: the younger first (a burst on the grid must not hold back a newer entry). */
+    private static final java.util.PriorityQueue<Schedule> OLD = new java.util.PriorityQueue<>((x, y) -> {
+        int byDue = Long.compare(x.due - y.due, 0);
+        return byDue != 0 ? byDue : Long.compare(x.interval, y.interval);
+    });
     private static final OnDemandDaemon ARMER = new OnDemandDaemon("gpusync-cuda-armer", HostFunctionBudget::run);
     /** Probes the armer may make now (armer thread only), refilled at {@value #PROBES_PER_SECOND} per second. */
     private static double budget;
