@@ -9,7 +9,9 @@ package io.gpusync.reactor;
  * {@link SpinThenPoll}.
  *
  * <p>A log-linear histogram (four sub-buckets per power of two of nanoseconds: ≤ 25 % relative error), whose
- * counts are halved every {@value #DECAY_AT} samples, so it follows a source whose kernels change length. A source
+ * counts are halved every {@value #DECAY_AT} samples, so it follows a source whose kernels drift; a source that
+ * changes at once (a new kernel length) shows as {@value #SHIFT_AFTER} completions in a row outside the window,
+ * and the histogram restarts from them. A source
  * is {@link #learned()} after {@value #LEARNED_AFTER} samples since it was made.
  *
  * <p><b>Threading.</b> Each poller thread owns its sources and reads their window; {@link #record} may also come
@@ -23,7 +25,15 @@ final class CompletionTimes {
     static final int RECOMPUTE_EVERY = 4;
     private static final int BUCKETS = 64 * 4;
 
+    /**
+     * This many completions in a row outside the learned window mean the source has changed (a new kernel length):
+     * the histogram restarts from them, rather than taking {@value #DECAY_AT}-sample halvings to follow.
+     */
+    static final int SHIFT_AFTER = 16;
+
     private final int[] counts = new int[BUCKETS];
+    private final long[] outside = new long[SHIFT_AFTER];
+    private int outsideRun;
     private int total;
     private volatile int samples;
     private volatile long hotFrom = Long.MAX_VALUE;
@@ -31,6 +41,15 @@ final class CompletionTimes {
 
     /** A wait of this source was seen signalled {@code ageNanos} after it started. */
     synchronized void record(long ageNanos) {
+        if (learned() && (ageNanos < hotFrom || ageNanos > hotUntil)) {
+            outside[outsideRun++] = ageNanos;
+            if (outsideRun == SHIFT_AFTER) {
+                restartFrom(outside);
+                return;
+            }
+        } else {
+            outsideRun = 0;
+        }
         counts[bucket(Math.max(1, ageNanos))]++;
         total++;
         samples = samples + 1; // written under the monitor only
@@ -44,6 +63,17 @@ final class CompletionTimes {
         if (samples >= LEARNED_AFTER && (samples % RECOMPUTE_EVERY == 0 || samples == LEARNED_AFTER)) {
             recompute();
         }
+    }
+
+    /** The source changed: forget what was learned and learn again from {@code recent} alone. */
+    private void restartFrom(long[] recent) {
+        java.util.Arrays.fill(counts, 0);
+        for (long age : recent) {
+            counts[bucket(Math.max(1, age))]++;
+        }
+        total = recent.length;
+        outsideRun = 0;
+        recompute(); // still learned: the recent samples are more than LEARNED_AFTER
     }
 
     /** Whether enough completions were seen for {@link #hotFrom()} / {@link #hotUntil()} to mean something. */

@@ -55,6 +55,27 @@ class AdaptiveProbingTest {
         assertThat(t.hotUntil()).isGreaterThan(5_000_000);
     }
 
+    /**
+     * Issue 15, measured on the H200: 10 ms kernels run after 1,500 waits of 1 ms on the same source were seen
+     * 1.01–1.02× a raw BlockingSync event, because the window still spanned 1 ms … 10 ms (halving every 512 samples
+     * takes hundreds of waits to forget); a source that changes at once is followed within a few dozen waits.
+     */
+    @Test
+    void aSourceThatChangesAtOnceIsFollowedWithinAFewDozenCompletions() {
+        CompletionTimes t = learnedAround(1_000_000, 1_500); // 1 ms kernels
+        int n = 0;
+        while (!(t.hotFrom() > 5_000_000 && t.hotUntil() > 10_000_000) && n < 1_000) {
+            t.record(10_000_000 + (n % 5) * 100_000L); // then 10 ms ones
+            n++;
+        }
+        assertThat(n).as("completions until the window surrounds 10 ms only").isLessThanOrEqualTo(2 * CompletionTimes.SHIFT_AFTER);
+        assertThat(AdaptiveProbePass.closeWatch(t)).as("narrow again: watched closely").isTrue();
+        for (int i = 0; i < 200; i++) {
+            t.record(i % 10 == 0 ? 30_000_000 : 10_000_000); // a stray slow one now and then changes nothing
+        }
+        assertThat(t.hotFrom()).isGreaterThan(5_000_000);
+    }
+
     @Test
     void bucketsAreOrderedAndTheirBoundsWithinAQuarter() {
         int last = -1;
