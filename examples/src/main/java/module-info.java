@@ -12,6 +12,7 @@ module io.gpusync.examples {
     requires org.jfree.jfreechart;
     requires info.picocli;
     requires java.desktop;
+    requires java.management; // the load report's CPU by thread group
 
     exports io.gpusync.examples;
     exports io.gpusync.examples.device;

@@ -263,6 +263,17 @@ public final class DemoMain implements Callable<Integer> {
             out.println("  wake-up   signal seen → subscriber completed: mean " + Units.duration(Math.round(wakeNanos / wakes))
                     + ", max " + Units.duration(Math.round(wakeMax)) + " (gpusync.wake.latency: the engine's hand-off to the connection's event loop)");
         }
+        if (r.cpu() != null && r.ok() > 0) {
+            double seconds = r.elapsedNanos() / 1e9;
+            StringBuilder cpu = new StringBuilder(String.format(Locale.ROOT,
+                    "  CPU       process %.2f cores of %d (%s per answered request):", r.cpu().processNanos() / 1e9 / seconds,
+                    Runtime.getRuntime().availableProcessors(), Units.duration(r.cpu().processNanos() / r.ok())));
+            for (var e : r.cpu().byGroup().entrySet()) {
+                cpu.append(String.format(Locale.ROOT, "%n            %-62s %.2f cores, %s per request", e.getKey().label,
+                        e.getValue() / 1e9 / seconds, Units.duration(e.getValue() / r.ok())));
+            }
+            out.println(cpu);
+        }
         if (l.getTotalCount() > 0) {
             if (ModuleLayer.boot().findModule("java.desktop").isEmpty()) {
                 out.println("  plot      skipped: this Java runtime has no java.desktop module (JFreeChart needs AWT)");

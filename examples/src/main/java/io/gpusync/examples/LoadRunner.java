@@ -81,7 +81,7 @@ public final class LoadRunner {
      *                     {@code /batch} answer)
      */
     public record Result(Histogram latency, Histogram gpuWait, long ok, long timeouts, long otherStatus,
-                         long clientErrors, Throwable lastError, long elapsedNanos, long units) {
+                         long clientErrors, Throwable lastError, long elapsedNanos, long units, ThreadCpu cpu) {
         /** 200 answers per second. */
         public double throughput() {
             return ok * 1e9 / Math.max(1, elapsedNanos);
@@ -154,6 +154,9 @@ public final class LoadRunner {
                         .doOnTerminate(inFlight::decrementAndGet)
                         .then();
             });
+            java.util.concurrent.atomic.AtomicReference<ThreadCpu> cpuAtStart = new java.util.concurrent.atomic.AtomicReference<>();
+            ticker.schedule(() -> cpuAtStart.set(ThreadCpu.now()), Math.max(0, measureFrom - System.nanoTime()),
+                    TimeUnit.NANOSECONDS);
             long period = options.progress() == Progress.BAR ? 200 : 1000;
             if (options.progress() != Progress.OFF) {
                 ticker.scheduleAtFixedRate(() -> progress(start, end, false), period, period, TimeUnit.MILLISECONDS);
@@ -163,13 +166,14 @@ public final class LoadRunner {
                     .then()
                     .block(options.warmup().plus(options.duration()).plus(Duration.ofMinutes(3)));
             long elapsed = System.nanoTime() - measureFrom;
+            ThreadCpu cpu = cpuAtStart.get() == null ? null : ThreadCpu.now().since(cpuAtStart.get());
             ticker.shutdownNow();
             ticker.awaitTermination(1, TimeUnit.SECONDS);
             if (options.progress() != Progress.OFF) {
                 progress(start, end, true);
             }
             return new Result(latency.copy(), gpuWait.copy(), ok.sum(), timeouts.sum(), other.sum(),
-                    clientErrors.sum(), lastError.get(), elapsed, units.sum());
+                    clientErrors.sum(), lastError.get(), elapsed, units.sum(), cpu);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
