@@ -17,4 +17,5 @@ module io.gpusync.benchmarks {
     exports io.gpusync.benchmarks.jmh;
     exports io.gpusync.benchmarks.cuda;
     exports io.gpusync.benchmarks.backends;
+    exports io.gpusync.benchmarks.timers;
 }
