@@ -166,46 +166,17 @@ final class HostWaiters {
         }
     }
 
-    record ProbeOnly(SyncWaiter inner) implements SyncWaiter {
+    record ProbeOnly(SyncWaiter inner) implements Forwarding {
         @Override
         public void await(Duration timeout) {
-            ProbeLoop.await(this, timeout);
-        }
-
-        @Override
-        public boolean isSignaled() {
-            return inner.isSignaled();
-        }
-
-        @Override
-        public BackendKind backend() {
-            return inner.backend();
+            ProbeLoop.await(this, timeout); // probes only: never the inner waiter's own wait
         }
     }
 
-    record BlockingOnly(SyncWaiter inner) implements BlockingWaiter {
-        @Override
-        public void await(Duration timeout) {
-            inner.await(timeout);
-        }
-
-        @Override
-        public boolean isSignaled() {
-            return inner.isSignaled();
-        }
-
-        @Override
-        public BackendKind backend() {
-            return inner.backend();
-        }
+    record BlockingOnly(SyncWaiter inner) implements Forwarding, BlockingWaiter {
     }
 
-    record WakeableBlocking(io.gpusync.spi.WakeableWaiter inner) implements io.gpusync.spi.WakeableWaiter {
-        @Override
-        public void await(Duration timeout) {
-            inner.await(timeout);
-        }
-
+    record WakeableBlocking(io.gpusync.spi.WakeableWaiter inner) implements Forwarding, io.gpusync.spi.WakeableWaiter {
         @Override
         public void wakeWaiters() {
             inner.wakeWaiters();
@@ -215,37 +186,12 @@ final class HostWaiters {
         public void await(Duration timeout, java.util.function.BooleanSupplier abandoned) {
             inner.await(timeout, abandoned);
         }
-
-        @Override
-        public boolean isSignaled() {
-            return inner.isSignaled();
-        }
-
-        @Override
-        public BackendKind backend() {
-            return inner.backend();
-        }
     }
 
-    record Member(HostWaitSet set, SyncWaiter inner) implements WaitSetMember {
+    record Member(HostWaitSet set, SyncWaiter inner) implements Forwarding, WaitSetMember {
         @Override
         public WaitSet waitSet() {
             return set;
-        }
-
-        @Override
-        public void await(Duration timeout) {
-            inner.await(timeout);
-        }
-
-        @Override
-        public boolean isSignaled() {
-            return inner.isSignaled();
-        }
-
-        @Override
-        public BackendKind backend() {
-            return inner.backend();
         }
     }
 

@@ -47,46 +47,37 @@ public final class PathWaiters {
         return new Member(set, (SignalCallbackWaiter) inner);
     }
 
-    record ProbeOnly(SyncWaiter inner) implements SyncWaiter {
+    /** A waiter that forwards {@code await}, {@code isSignaled} and {@code backend} to the one it wraps. */
+    interface Forwarding extends SyncWaiter {
+        SyncWaiter inner();
+
         @Override
-        public void await(Duration timeout) {
-            ProbeLoop.await(this, timeout);
+        default void await(Duration timeout) {
+            inner().await(timeout);
         }
 
         @Override
-        public boolean isSignaled() {
-            return inner.isSignaled();
+        default boolean isSignaled() {
+            return inner().isSignaled();
         }
 
         @Override
-        public BackendKind backend() {
-            return inner.backend();
-        }
-    }
-
-    record BlockingOnly(SyncWaiter inner) implements BlockingWaiter {
-        @Override
-        public void await(Duration timeout) {
-            inner.await(timeout);
-        }
-
-        @Override
-        public boolean isSignaled() {
-            return inner.isSignaled();
-        }
-
-        @Override
-        public BackendKind backend() {
-            return inner.backend();
+        default BackendKind backend() {
+            return inner().backend();
         }
     }
 
-    record WakeableBlockingOnly(WakeableWaiter inner) implements WakeableWaiter {
+    record ProbeOnly(SyncWaiter inner) implements Forwarding {
         @Override
         public void await(Duration timeout) {
-            inner.await(timeout);
+            ProbeLoop.await(this, timeout); // probes only: never the inner waiter's own wait
         }
+    }
 
+    record BlockingOnly(SyncWaiter inner) implements Forwarding, BlockingWaiter {
+    }
+
+    record WakeableBlockingOnly(WakeableWaiter inner) implements Forwarding, WakeableWaiter {
         @Override
         public void wakeWaiters() {
             inner.wakeWaiters();
@@ -96,37 +87,12 @@ public final class PathWaiters {
         public void await(Duration timeout, java.util.function.BooleanSupplier abandoned) {
             inner.await(timeout, abandoned);
         }
-
-        @Override
-        public boolean isSignaled() {
-            return inner.isSignaled();
-        }
-
-        @Override
-        public BackendKind backend() {
-            return inner.backend();
-        }
     }
 
-    record Member(HostWaitSet set, SignalCallbackWaiter inner) implements WaitSetMember {
+    record Member(HostWaitSet set, SignalCallbackWaiter inner) implements Forwarding, WaitSetMember {
         @Override
         public WaitSet waitSet() {
             return set;
-        }
-
-        @Override
-        public void await(Duration timeout) {
-            inner.await(timeout);
-        }
-
-        @Override
-        public boolean isSignaled() {
-            return inner.isSignaled();
-        }
-
-        @Override
-        public BackendKind backend() {
-            return inner.backend();
         }
     }
 
