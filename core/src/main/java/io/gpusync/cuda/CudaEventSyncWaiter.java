@@ -31,7 +31,7 @@ import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
  *   <li>{@link #onSignal}: the engine's no-thread path — a host function behind the event on a private
  *       stream; cancel removes its key. CUDA never runs host functions on a context with a sticky error, so
  *       {@link CudaFaultWatch} re-queries every context with registrations outstanding and fails the listener
- *       with {@link io.gpusync.DeviceLostException} within ≈10 ms of the fault ({@code FOREVER} waits
+ *       with {@link io.gpusync.DeviceLostException} within ≈25 ms of the fault ({@code FOREVER} waits
  *       included). An event minted by an owned producer ({@link CudaWorkQueue#recordEvent}) fails with
  *       {@link io.gpusync.SyncCancelledException} when the producer closes.</li>
  *   <li>{@link #waitOnForeignStream}: {@code cuStreamWaitEvent(stream, event, 0)}, cross-context.</li>

@@ -17,9 +17,16 @@ import java.util.concurrent.locks.LockSupport;
  * and on a fatal result fails every registration of that context through {@link HostFunctions#failContext}
  * with the {@link io.gpusync.DeviceLostException} the check produced. The interval starts at
  * {@value #FIRST_INTERVAL_NANOS} ns when a context gets its first registration and doubles up to
- * {@value #MAX_INTERVAL_NANOS} ns while registrations stay outstanding, so a fault is reported within ≈10 ms
- * plus one hand-over; with nothing outstanding the thread parks without a timeout (no CPU at all). One check costs
- * a few µs per watched context: at the 10 ms interval ≈0.03 % of a core per context.
+ * {@value #MAX_INTERVAL_NANOS} ns while registrations stay outstanding, so a fault is reported within ≈25 ms
+ * plus one hand-over (measured on the H200: p99 13.7 ms at a 10 ms interval); with nothing outstanding the thread
+ * parks without a timeout (no CPU at all). One check costs a few µs per watched context, and a check is skipped
+ * when a driver query in that context succeeded within the interval ({@link #vouch}).
+ *
+ * <p><b>Cost.</b> While waits are outstanding the watch costs its timer: 40 wake-ups a second. What a wake-up costs
+ * depends on the machine, not on the watch: on the PVM guests measured ({@code benchmarks/results/timer-wake-cost.md})
+ * a machine that is busy anyway spends 13–16 µs on one (≈0.06 % of a core at this interval), while an idle one
+ * charges the thread 50–80 µs for leaving and re-entering idle (≈0.2–0.3 %). The interval is the trade: 50 ms p99
+ * from fault to error leaves room for ≈25 ms, and a longer one would cost fault latency, not CPU.
  *
  * <p>The check never synchronizes with the device ({@code cuStreamQuery} only reads state), so a context blocked
  * behind a host gate is checked without stalling. Thread-safe.
@@ -27,7 +34,7 @@ import java.util.concurrent.locks.LockSupport;
 @SuppressWarnings("try") // the pushed-context resource is used for its scope only
 final class CudaFaultWatch {
     static final long FIRST_INTERVAL_NANOS = 1_000_000L;
-    static final long MAX_INTERVAL_NANOS = 10_000_000L;
+    static final long MAX_INTERVAL_NANOS = 25_000_000L;
     private static final System.Logger LOG = System.getLogger(CudaFaultWatch.class.getName());
     private static final AtomicLong CHECKS = new AtomicLong();
     private static final OnDemandDaemon THREAD = new OnDemandDaemon("gpusync-cuda-fault-watch", CudaFaultWatch::run);

@@ -25,7 +25,7 @@ import java.util.function.Supplier;
  *   <li><b>Arm</b> a wake-up (a CUDA host function that unparks this thread) and <b>park</b>. The thread
  *       wakes when the host function runs, at the deadline, on interrupt, and every slice (1 ms doubling to
  *       64 ms) to probe once more: host functions are never called once the context has a sticky error, so
- *       {@link CudaFaultWatch} fails the wake-up of a faulted context within ≈10 ms (the thread then throws
+ *       {@link CudaFaultWatch} fails the wake-up of a faulted context within ≈25 ms (the thread then throws
  *       {@link io.gpusync.DeviceLostException} at once); the periodic probe is the second line of defence.</li>
  *   <li>If no wake-up can be armed (the arm returns {@code null}), probe with a park backoff instead: 20 µs
  *       doubling to 1 ms.</li>

@@ -8,7 +8,7 @@
  * (≈1 ns). Past a 50 µs spin, waits sit behind CUDA host functions: one per event outstanding, shared by every
  * wait on it, armed on a private stream behind the event; for a timeline, one per covered value. Host functions
  * are never run on a context with a sticky error, so a <b>fault watch</b> (one daemon thread,
- * {@code gpusync-cuda-fault-watch}) re-queries, every 1 → 10 ms while any host-function registration is
+ * {@code gpusync-cuda-fault-watch}) re-queries, every 1 → 25 ms while any host-function registration is
  * outstanding and never otherwise, each context that has one ({@code cuStreamQuery(NULL)}, context pushed), and
  * fails all of that context's waits — engine and blocking, {@code FOREVER} included — with
  * {@link io.gpusync.DeviceLostException} (measured on the H200: fault → error p50 12–14 ms, p99 20–23 ms over 495
