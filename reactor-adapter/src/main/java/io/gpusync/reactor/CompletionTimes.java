@@ -39,17 +39,30 @@ final class CompletionTimes {
     private volatile long hotFrom = Long.MAX_VALUE;
     private volatile long hotUntil = Long.MIN_VALUE;
 
-    /** A wait of this source was seen signalled {@code ageNanos} after it started. */
+    /**
+     * A wait of this source was seen signalled {@code ageNanos} after it started. A sample outside the learned window
+     * is held aside while the run of such samples lasts: a run of {@value #SHIFT_AFTER} means the source changed and
+     * the histogram restarts from it; a sample inside the window ends the run, and the held samples join the
+     * histogram as the outliers they were. (Counted at once, a young source's new samples would soon pass the 95th
+     * percentile and stretch the window over both the old times and the new — a wide window, never watched closely,
+     * and never again "outside".)
+     */
     synchronized void record(long ageNanos) {
         if (learned() && (ageNanos < hotFrom || ageNanos > hotUntil)) {
             outside[outsideRun++] = ageNanos;
             if (outsideRun == SHIFT_AFTER) {
                 restartFrom(outside);
-                return;
             }
-        } else {
-            outsideRun = 0;
+            return;
         }
+        for (int i = 0; i < outsideRun; i++) {
+            count(outside[i]);
+        }
+        outsideRun = 0;
+        count(ageNanos);
+    }
+
+    private void count(long ageNanos) {
         counts[bucket(Math.max(1, ageNanos))]++;
         total++;
         samples = samples + 1; // written under the monitor only

@@ -76,6 +76,40 @@ class AdaptiveProbingTest {
         assertThat(t.hotFrom()).isGreaterThan(5_000_000);
     }
 
+    /**
+     * Measured in CudaLatency on the H200 and reproduced here: a source that had seen only a few dozen short
+     * completions (1 µs kernels, inside the spin) and then ran 10 ms kernels never learned them, because each new
+     * sample counted at once and within a few the 95th percentile stretched the window over both lengths (16 µs …
+     * 12 ms: wide, never watched closely, and the new samples no longer "outside"); every later wait paid the
+     * callback's lateness.
+     */
+    @Test
+    void aYoungSourceThatChangesAtOnceIsFollowedToo() {
+        CompletionTimes t = learnedAround(20_000, 20); // a few dozen short waits
+        int n = 0;
+        while (!(t.hotFrom() > 5_000_000 && t.hotUntil() > 10_000_000) && n < 1_000) {
+            t.record(10_000_000 + (n % 5) * 100_000L);
+            n++;
+        }
+        assertThat(n).as("completions until the window surrounds 10 ms only").isLessThanOrEqualTo(2 * CompletionTimes.SHIFT_AFTER);
+        assertThat(AdaptiveProbePass.closeWatch(t)).as("narrow: watched closely").isTrue();
+    }
+
+    @Test
+    void anOutlierRunShorterThanAShiftJoinsTheHistogramAndLeavesTheWindowWhereItWas() {
+        CompletionTimes t = learnedAround(1_000_000, 64);
+        long from = t.hotFrom();
+        long until = t.hotUntil();
+        for (int round = 0; round < 20; round++) {
+            for (int i = 0; i < CompletionTimes.SHIFT_AFTER - 1; i++) {
+                t.record(50_000_000); // a run of slow ones, one short of a shift
+            }
+            t.record(1_000_000);
+        }
+        assertThat(t.hotFrom()).as("the window still opens where the usual completions are").isEqualTo(from);
+        assertThat(t.hotUntil()).as("and the outliers, counted, stretched its end").isGreaterThan(until);
+    }
+
     @Test
     void bucketsAreOrderedAndTheirBoundsWithinAQuarter() {
         int last = -1;
