@@ -101,6 +101,11 @@ public final class DemoMain implements Callable<Integer> {
                     + " queue the driver gives a process, CUDA_DEVICE_MAX_CONNECTIONS or 8)")
     int streams;
 
+    @Option(names = "--cuda-point", defaultValue = "event",
+            description = "CUDA: each request's sync point, event (a recorded CUevent) or timeline (the next value of the"
+                    + " stream's host-memory timeline: fewer driver calls per request) (default: ${DEFAULT-VALUE})")
+    String cudaPoint;
+
     /** The system property naming the directory a relative {@code --plot} is written to. */
     static final String OUTPUT_DIR = "gpusync.demo.outputDir";
 
@@ -133,8 +138,14 @@ public final class DemoMain implements Callable<Integer> {
             throw new CommandLine.ParameterException(new CommandLine(this), "--streams must be in [0, "
                     + DeviceOptions.MAX_STREAMS + "] (0: sized to the GPU): " + streams);
         }
+        DeviceOptions.CudaPoint point = switch (cudaPoint) {
+            case "event" -> DeviceOptions.CudaPoint.EVENT;
+            case "timeline" -> DeviceOptions.CudaPoint.TIMELINE;
+            default -> throw new CommandLine.ParameterException(new CommandLine(this),
+                    "--cuda-point must be event or timeline: " + cudaPoint);
+        };
         DeviceOptions deviceOptions = new DeviceOptions(
-                new KernelModel(kernelMedian, kernelSigma, tailProbability, tailFactor), queues, false, streams);
+                new KernelModel(kernelMedian, kernelSigma, tailProbability, tailFactor), queues, false, streams, point);
         Devices.Discovery discovery = Devices.open(backend, deviceOptions);
         try (Device device = discovery.device()) {
             return load != null ? runLoad(device, discovery) : serve(device, discovery);

@@ -15,4 +15,11 @@ class DeviceOptionsTest {
         int expected = env == null ? 8 : Math.max(1, Math.min(32, Integer.parseInt(env.trim())));
         assertThat(DeviceOptions.DEFAULT.cudaStreams()).isEqualTo(expected);
     }
+
+    @Test
+    void cudaPointsAreEventsUnlessTimelineValuesAreAskedFor() {
+        assertThat(DeviceOptions.DEFAULT.cudaPoint()).isEqualTo(DeviceOptions.CudaPoint.EVENT);
+        DeviceOptions timeline = new DeviceOptions(KernelModel.DEFAULT, 4, false, 0, DeviceOptions.CudaPoint.TIMELINE);
+        assertThat(timeline.withAllowSoftware(true).cudaPoint()).isEqualTo(DeviceOptions.CudaPoint.TIMELINE);
+    }
 }

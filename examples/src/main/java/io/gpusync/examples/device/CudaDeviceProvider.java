@@ -11,7 +11,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * CUDA: each unit of work is a one-thread kernel that spins on {@code %globaltimer} for the work's duration
  * ({@code ms}, else a sample of the same {@link KernelModel} the simulated device uses), launched on one of
  * {@link DeviceOptions#cudaStreams()} streams — each the non-blocking stream of a {@link CudaWorkQueue} on device 0's
- * primary context, taken in turn — followed by an event recorded on that stream; the point is that event. One
+ * primary context, taken in turn — followed by an event recorded on that stream, or by the next value of that
+ * stream's host-memory timeline ({@link DeviceOptions#cudaPoint()}); the point is that event or value. One
  * stream would make every request wait for the ones before it (measured on the H200: 4,223 req/s, GPU wait p50
  * 42.7 ms at 256 in flight for ~200 µs kernels — a queue, not gpusync). {@code size} does not apply.
  */
@@ -34,19 +35,21 @@ public final class CudaDeviceProvider implements DeviceProvider {
             queues.forEach(CudaWorkQueue::close);
             throw e;
         }
-        return new CuDevice(queues, options.kernels());
+        return new CuDevice(queues, options.kernels(), options.cudaPoint());
     }
 
     private static final class CuDevice implements Device {
         private final java.util.List<CudaWorkQueue> queues;
         private final KernelModel model;
+        private final DeviceOptions.CudaPoint pointKind;
         private final SubmissionLog log = new SubmissionLog();
         private final java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
         private volatile boolean closed;
 
-        CuDevice(java.util.List<CudaWorkQueue> queues, KernelModel model) {
+        CuDevice(java.util.List<CudaWorkQueue> queues, KernelModel model, DeviceOptions.CudaPoint pointKind) {
             this.queues = java.util.List.copyOf(queues);
             this.model = model;
+            this.pointKind = pointKind;
         }
 
         @Override
@@ -57,7 +60,8 @@ public final class CudaDeviceProvider implements DeviceProvider {
         @Override
         public String description() {
             return "CUDA " + queues.get(0).deviceName() + ": " + queues.size() + " streams taken in turn, a %globaltimer"
-                    + " spin kernel per request (" + model + "), then a recorded CUevent";
+                    + " spin kernel per request (" + model + "), then " + (pointKind == DeviceOptions.CudaPoint.EVENT
+                    ? "a recorded CUevent" : "the next value of the stream's host-memory timeline");
         }
 
         /** Any thread; submissions to one stream are serialised by its queue (launch and record under its lock). */
@@ -70,9 +74,9 @@ public final class CudaDeviceProvider implements DeviceProvider {
             long now = System.nanoTime();
             CudaWorkQueue queue = queues.get(Math.floorMod(next.getAndIncrement(), queues.size()));
             SyncPoint point;
-            synchronized (queue) { // the event must follow this request's kernel, not another thread's
+            synchronized (queue) { // the point must follow this request's kernel, not another thread's
                 queue.launchSpin(ns);
-                point = queue.recordEvent();
+                point = pointKind == DeviceOptions.CudaPoint.EVENT ? queue.recordEvent() : queue.advanceTimeline();
             }
             log.submitted(point, now);
             return point;

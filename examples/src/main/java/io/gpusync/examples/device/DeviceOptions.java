@@ -10,15 +10,29 @@ package io.gpusync.examples.device;
  *                      timeline), true when a backend is asked for by name
  * @param streams       CUDA: the streams requests are spread over; 0 sizes it to the GPU
  *                      ({@link #cudaStreams()})
+ * @param cudaPoint     CUDA: what each request's point is
  */
-public record DeviceOptions(KernelModel kernels, int queues, boolean allowSoftware, int streams) {
+public record DeviceOptions(KernelModel kernels, int queues, boolean allowSoftware, int streams, CudaPoint cudaPoint) {
+    /**
+     * What the CUDA device hands out per request: an event recorded after the kernel ({@code cuEventCreate} +
+     * {@code cuEventRecord}, destroyed after the wait; probed with {@code cuEventQuery}), or the next value of the
+     * stream's host-memory timeline ({@code cuStreamWriteValue64} into pinned memory; probed by reading that memory,
+     * no driver call). Both are sync points a user holds; the timeline takes fewer driver calls per request.
+     */
+    public enum CudaPoint { EVENT, TIMELINE }
+
+    /** Options with CUDA events as points. */
+    public DeviceOptions(KernelModel kernels, int queues, boolean allowSoftware, int streams) {
+        this(kernels, queues, allowSoftware, streams, CudaPoint.EVENT);
+    }
+
     /** The most CUDA streams a demo device opens. */
     public static final int MAX_STREAMS = 128;
     /** The defaults: {@link KernelModel#DEFAULT}, 4 queues, hardware devices only, CUDA streams sized to the GPU. */
     public static final DeviceOptions DEFAULT = new DeviceOptions(KernelModel.DEFAULT, 4, false, 0);
 
     public DeviceOptions withAllowSoftware(boolean allow) {
-        return new DeviceOptions(kernels, queues, allow, streams);
+        return new DeviceOptions(kernels, queues, allow, streams, cudaPoint);
     }
 
     /**
