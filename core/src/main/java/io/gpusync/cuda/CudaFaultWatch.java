@@ -18,15 +18,18 @@ import java.util.concurrent.locks.LockSupport;
  * with the {@link io.gpusync.DeviceLostException} the check produced. The interval starts at
  * {@value #FIRST_INTERVAL_NANOS} ns when a context gets its first registration and doubles up to
  * {@value #MAX_INTERVAL_NANOS} ns while registrations stay outstanding, so a fault is reported within ≈25 ms
- * plus one hand-over (measured on the H200: p99 13.7 ms at a 10 ms interval); with nothing outstanding the thread
- * parks without a timeout (no CPU at all). One check costs a few µs per watched context, and a check is skipped
- * when a driver query in that context succeeded within the interval ({@link #vouch}).
+ * plus one hand-over (measured on the H200 over 495 waits of three faults: p50 15.3 ms, p99 17.9 ms); with nothing
+ * outstanding the thread parks without a timeout (no CPU at all). A check is skipped when a driver query in that
+ * context succeeded within the interval ({@link #vouch}).
  *
- * <p><b>Cost.</b> While waits are outstanding the watch costs its timer: 40 wake-ups a second. What a wake-up costs
- * depends on the machine, not on the watch: on the PVM guests measured ({@code benchmarks/results/timer-wake-cost.md})
- * a machine that is busy anyway spends 13–16 µs on one (≈0.06 % of a core at this interval), while an idle one
- * charges the thread 50–80 µs for leaving and re-entering idle (≈0.2–0.3 %). The interval is the trade: 50 ms p99
- * from fault to error leaves room for ≈25 ms, and a longer one would cost fault latency, not CPU.
+ * <p><b>Cost.</b> While waits are outstanding the watch costs its timer, 40 wake-ups a second, and one check per
+ * watched context and wake-up, however many waits there are. What that costs depends on the machine more than on
+ * the watch: a machine that is busy anyway spends 6–16 µs on a wake-up and ≈ 1 µs on each of the check's three
+ * driver calls (≈ 0.04–0.08 % of a core in all), while an idle PVM guest (the H200's) charges the thread's clock
+ * 50–60 µs for the wake-up and 12–25 µs per driver call for leaving and re-entering idle — measured there with
+ * 1,000 waits pending: 0.45 % of a core, of which a bare thread on the same timer 0.14 %
+ * ({@code benchmarks/results/timer-wake-cost.md}). The interval is the trade: 50 ms p99 from fault to error leaves
+ * room for ≈ 25 ms, and a longer one would buy CPU with fault latency.
  *
  * <p>The check never synchronizes with the device ({@code cuStreamQuery} only reads state), so a context blocked
  * behind a host gate is checked without stalling. Thread-safe.

@@ -26,7 +26,7 @@ import java.util.concurrent.locks.LockSupport;
  * ({@code gpusync-cuda-armer}) that arms the oldest deferred entries as host functions run and free room, and
  * meanwhile probes the deferred entries itself ({@link Arming#complete()}: one {@code cuEventQuery} or a memory
  * read), each on its own schedule — first {@value #FIRST_PROBE_NANOS} ns after it was deferred, then, while it
- * stays incomplete, half its age after each probe (at most {@value #MAX_PROBE_NANOS} ns), soonest due first: an
+ * stays incomplete, half its age after each probe (at most {@value #MAX_PROBE_NANOS} ns), earliest deadline first: an
  * entry is seen complete at most ≈ 50 % of its age late, and an entry pending for long costs ever less. Probes
  * of entries past their young ones fall on a grid (multiples of their interval's power of two), so entries of
  * similar ages are probed in one wake-up of the thread.
@@ -90,10 +90,17 @@ final class HostFunctionBudget {
     /** Young and old deferred entries by when they are due (armer thread only; entries that left are skipped lazily). */
     private static final java.util.PriorityQueue<Schedule> YOUNG =
             new java.util.PriorityQueue<>((x, y) -> Long.compare(x.due - y.due, 0));
-    /** Old entries due at the same time: the younger first (a burst on the grid must not hold back a newer entry). */
+    /**
+     * Old entries, earliest deadline first: an entry's deadline is its due time plus its interval (how late a probe may
+     * come before the entry is seen later than its schedule allows), ties the younger first. By due time alone, a
+     * backlog of entries pending for seconds that fell due together on the grid — more than the budget holds — kept
+     * an entry whose interval is milliseconds waiting for up to a second behind it (measured on the H200 with 10,000
+     * waits in flight). The armer probes the head while it is due: an entry due earlier but with a later deadline
+     * waits for at most the head's interval.
+     */
     private static final java.util.PriorityQueue<Schedule> OLD = new java.util.PriorityQueue<>((x, y) -> {
-        int byDue = Long.compare(x.due - y.due, 0);
-        return byDue != 0 ? byDue : Long.compare(x.interval, y.interval);
+        int byDeadline = Long.compare((x.due + x.interval) - (y.due + y.interval), 0);
+        return byDeadline != 0 ? byDeadline : Long.compare(x.interval, y.interval);
     });
     private static final OnDemandDaemon ARMER = new OnDemandDaemon("gpusync-cuda-armer", HostFunctionBudget::run);
     /** Probes the armer may make now (armer thread only), refilled at {@value #PROBES_PER_SECOND} per second. */
