@@ -32,8 +32,12 @@ final class CompletionTimes {
     static final int SHIFT_AFTER = 16;
 
     private final int[] counts = new int[BUCKETS];
+    /** Samples in a row inside the window that end a run of samples outside it. */
+    static final int RUN_ENDS_AFTER = 4;
+
     private final long[] outside = new long[SHIFT_AFTER];
     private int outsideRun;
+    private int insideSinceOutside;
     private int total;
     private volatile int samples;
     private volatile long hotFrom = Long.MAX_VALUE;
@@ -42,24 +46,29 @@ final class CompletionTimes {
     /**
      * A wait of this source was seen signalled {@code ageNanos} after it started. A sample outside the learned window
      * is held aside while the run of such samples lasts: a run of {@value #SHIFT_AFTER} means the source changed and
-     * the histogram restarts from it; a sample inside the window ends the run, and the held samples join the
-     * histogram as the outliers they were. (Counted at once, a young source's new samples would soon pass the 95th
-     * percentile and stretch the window over both the old times and the new — a wide window, never watched closely,
-     * and never again "outside".)
+     * the histogram restarts from it; {@value #RUN_ENDS_AFTER} samples in a row inside the window end the run, and the
+     * held samples join the histogram as the outliers they were (one stray sample inside does not: on a busy machine
+     * a few waits of a changed source are still seen at the old ages). Counted at once, a young source's new samples
+     * would soon pass the 95th percentile and stretch the window over both the old times and the new — a wide window,
+     * never watched closely, and never again "outside".
      */
     synchronized void record(long ageNanos) {
         if (learned() && (ageNanos < hotFrom || ageNanos > hotUntil)) {
             outside[outsideRun++] = ageNanos;
+            insideSinceOutside = 0;
             if (outsideRun == SHIFT_AFTER) {
                 restartFrom(outside);
             }
             return;
         }
-        for (int i = 0; i < outsideRun; i++) {
-            count(outside[i]);
-        }
-        outsideRun = 0;
         count(ageNanos);
+        if (outsideRun > 0 && ++insideSinceOutside >= RUN_ENDS_AFTER) {
+            for (int i = 0; i < outsideRun; i++) {
+                count(outside[i]);
+            }
+            outsideRun = 0;
+            insideSinceOutside = 0;
+        }
     }
 
     private void count(long ageNanos) {
@@ -86,6 +95,7 @@ final class CompletionTimes {
         }
         total = recent.length;
         outsideRun = 0;
+        insideSinceOutside = 0;
         recompute(); // still learned: the recent samples are more than LEARNED_AFTER
     }
 

@@ -41,7 +41,8 @@ final class SpinThenPoll implements WaitStrategy {
 
     /**
      * {@link WaitPath#SPIN_THEN_CALLBACK}: waits whose probe is a memory read are probed by the pollers for
-     * at most {@code spinBudget} after they start, then handed to {@code callbacks}.
+     * at most {@code spinBudget} after they start (longer only through a learned window: {@link AdaptiveProbePass}),
+     * then handed to {@code callbacks}; with a zero budget they go to {@code callbacks} at once.
      */
     WaitStrategy spinThenCallback(long spinBudgetNanos, WaitStrategy callbacks) {
         SpinThenPoll probe = this;
@@ -58,6 +59,11 @@ final class SpinThenPoll implements WaitStrategy {
 
             @Override
             public void start(PendingWait wait) {
+                if (spinBudgetNanos == 0) { // no spin asked for: the callback alone, no poller probes or watches it
+                    wait.strategy = callbacks;
+                    callbacks.start(wait);
+                    return;
+                }
                 wait.handOverAfterNanos = spinBudgetNanos;
                 wait.handOverTo = callbacks;
                 probe.start(wait);

@@ -700,7 +700,10 @@ public final class SyncEngine implements Disposable {
 
         /**
          * How long a poller spins after activity before parking (default 50 µs); the spin is per poller
-         * thread, so the total is bounded by {@code pollerThreads} cores, whatever the number of waits.
+         * thread, so the total is bounded by {@code pollerThreads} cores, whatever the number of waits. It is also
+         * how long a {@link WaitPath#SPIN_THEN_CALLBACK} wait is probed before its callback is registered; zero
+         * means no spinning at all: such waits go to their callback at once, and no poller probes or watches them
+         * (not even through a learned window of their source, which a non-zero budget allows).
          */
         public Builder spinBudget(Duration budget) {
             this.spinBudget = Timeouts.requireValid(budget);

@@ -95,6 +95,24 @@ class AdaptiveProbingTest {
         assertThat(AdaptiveProbePass.closeWatch(t)).as("narrow: watched closely").isTrue();
     }
 
+    /**
+     * On a busy machine a few waits of a source that changed are still seen at the old ages (measured here: one such
+     * sample in a run kept the window stretched over both lengths in one run of twelve); a stray sample inside the
+     * window does not end the run of samples outside it.
+     */
+    @Test
+    void aStraySampleAtTheOldAgesDoesNotHoldBackAShift() {
+        CompletionTimes t = learnedAround(20_000, 20);
+        for (int i = 0; i < CompletionTimes.SHIFT_AFTER; i++) {
+            t.record(5_000_000 + (i % 5) * 50_000L);
+            if (i % 5 == 2) {
+                t.record(20_000); // one at the old age now and then
+            }
+        }
+        assertThat(t.hotFrom()).as("the window moved to the new length").isGreaterThan(2_000_000);
+        assertThat(AdaptiveProbePass.closeWatch(t)).isTrue();
+    }
+
     @Test
     void anOutlierRunShorterThanAShiftJoinsTheHistogramAndLeavesTheWindowWhereItWas() {
         CompletionTimes t = learnedAround(1_000_000, 64);
@@ -104,7 +122,9 @@ class AdaptiveProbingTest {
             for (int i = 0; i < CompletionTimes.SHIFT_AFTER - 1; i++) {
                 t.record(50_000_000); // a run of slow ones, one short of a shift
             }
-            t.record(1_000_000);
+            for (int i = 0; i < CompletionTimes.RUN_ENDS_AFTER; i++) {
+                t.record(1_000_000); // then usual ones, enough to end the run
+            }
         }
         assertThat(t.hotFrom()).as("the window still opens where the usual completions are").isEqualTo(from);
         assertThat(t.hotUntil()).as("and the outliers, counted, stretched its end").isGreaterThan(until);
