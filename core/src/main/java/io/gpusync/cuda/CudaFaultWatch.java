@@ -18,7 +18,7 @@ import java.util.concurrent.locks.LockSupport;
  * with the {@link io.gpusync.DeviceLostException} the check produced. The interval starts at
  * {@value #FIRST_INTERVAL_NANOS} ns when a context gets its first registration and doubles up to
  * {@value #MAX_INTERVAL_NANOS} ns while registrations stay outstanding, so a fault is reported within ≈25 ms
- * plus one hand-over (measured on the H200 over 495 waits of three faults: p50 15.3 ms, p99 17.9 ms); with nothing
+ * plus one hand-over (measured on the H200 over 495 waits of three faults: p99 10.6–17.9 ms in three runs); with nothing
  * outstanding the thread parks without a timeout (no CPU at all). A check is skipped when a driver query in that
  * context succeeded within the interval ({@link #vouch}).
  *
@@ -27,7 +27,7 @@ import java.util.concurrent.locks.LockSupport;
  * the watch: a machine that is busy anyway spends 6–16 µs on a wake-up and ≈ 1 µs on each of the check's three
  * driver calls (≈ 0.04–0.08 % of a core in all), while an idle PVM guest (the H200's) charges the thread's clock
  * 50–60 µs for the wake-up and 12–25 µs per driver call for leaving and re-entering idle — measured there with
- * 1,000 waits pending: 0.45 % of a core, of which a bare thread on the same timer 0.14 %
+ * 1,000 waits pending: 0.31–0.45 % of a core, of which a bare thread on the same timer 0.11–0.14 %
  * ({@code benchmarks/results/timer-wake-cost.md}). The interval is the trade: 50 ms p99 from fault to error leaves
  * room for ≈ 25 ms, and a longer one would buy CPU with fault latency.
  *

@@ -11,8 +11,9 @@
  * {@code gpusync-cuda-fault-watch}) re-queries, every 1 → 25 ms while any host-function registration is
  * outstanding and never otherwise, each context that has one ({@code cuStreamQuery(NULL)}, context pushed), and
  * fails all of that context's waits — engine and blocking, {@code FOREVER} included — with
- * {@link io.gpusync.DeviceLostException} (measured on the H200 over 495 waits of three faults: fault → error p50 15.3 ms, p99
- * 17.9 ms at the 25 ms interval; 12–14 / 20–23 ms at 10 ms). Closing a {@link io.gpusync.cuda.CudaProducers.CudaWorkQueue} fails the waits on its points with
+ * {@link io.gpusync.DeviceLostException} (measured on the H200 over 495 waits of three faults: fault → error
+ * p99 10.6–17.9 ms in three runs at the 25 ms interval; 20–23 ms at 10 ms). Closing a
+ * {@link io.gpusync.cuda.CudaProducers.CudaWorkQueue} fails the waits on its points with
  * {@link io.gpusync.SyncCancelledException} at once.
  *
  * <p><b>Driver calls per path.</b> No device-synchronizing call ({@code cuMemFreeHost}, {@code cuMemHostAlloc},

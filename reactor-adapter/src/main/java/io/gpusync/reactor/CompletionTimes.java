@@ -10,7 +10,7 @@ package io.gpusync.reactor;
  *
  * <p>A log-linear histogram (four sub-buckets per power of two of nanoseconds: ≤ 25 % relative error), whose
  * counts are halved every {@value #DECAY_AT} samples, so it follows a source whose kernels drift; a source that
- * changes at once (a new kernel length) shows as {@value #SHIFT_AFTER} completions in a row outside the window,
+ * changes at once (a new kernel length) shows as {@value #SHIFT_AFTER} completions outside the window (see {@link #record}),
  * and the histogram restarts from them. A source
  * is {@link #learned()} after {@value #LEARNED_AFTER} samples since it was made.
  *
@@ -26,15 +26,15 @@ final class CompletionTimes {
     private static final int BUCKETS = 64 * 4;
 
     /**
-     * This many completions in a row outside the learned window mean the source has changed (a new kernel length):
-     * the histogram restarts from them, rather than taking {@value #DECAY_AT}-sample halvings to follow.
+     * This many completions outside the learned window, with never {@value #RUN_ENDS_AFTER} in a row inside it among
+     * them, mean the source has changed (a new kernel length): the histogram restarts from them, rather than taking
+     * {@value #DECAY_AT}-sample halvings to follow.
      */
     static final int SHIFT_AFTER = 16;
-
-    private final int[] counts = new int[BUCKETS];
     /** Samples in a row inside the window that end a run of samples outside it. */
     static final int RUN_ENDS_AFTER = 4;
 
+    private final int[] counts = new int[BUCKETS];
     private final long[] outside = new long[SHIFT_AFTER];
     private int outsideRun;
     private int insideSinceOutside;
