@@ -256,7 +256,9 @@ class HostFunctionBudgetTest {
         Thread.sleep(2_000);
         double share = (threadCpuNanos(armer) - cpu0) / (double) (System.nanoTime() - t0);
         System.out.printf("BUDGET armer CPU with 1,000 arms deferred for 1.5-3.5 s: %.3f %% of a core%n", 100 * share);
-        assertThat(share).as("≤ 0.02 of a core per 1,000 pending waits, with room to spare").isLessThan(0.005);
+        // 0.14-0.46 % here after the fix (the thread clock of these guests charges a timed wake-up 50-140 µs);
+        // 1.6-1.8 % before it
+        assertThat(share).as("≤ 0.02 of a core per 1,000 pending waits, with room to spare").isLessThan(0.01);
     }
 
     @Test
