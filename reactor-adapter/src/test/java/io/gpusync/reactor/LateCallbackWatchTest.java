@@ -39,15 +39,7 @@ class LateCallbackWatchTest {
         long[] lateness = new long[waits];
         int byCallback = 0;
         for (int i = 0; i < waits; i++) {
-            CpuTimeline timeline = new CpuTimeline();
-            SyncWaiter waiter = HostWaiters.cheapProbeWithLateCallback(timeline.at(1), CALLBACK_LATE_NANOS, driverThread);
-            CompletableFuture<Long> seen = new CompletableFuture<>();
-            engine.await(waiter, Duration.ofSeconds(10))
-                    .subscribe(null, seen::completeExceptionally, () -> seen.complete(System.nanoTime()));
-            LockSupport.parkNanos(2_000_000); // the work: past the 50 µs spin budget
-            long signalledAt = System.nanoTime();
-            timeline.signal(1);
-            lateness[i] = seen.get(10, TimeUnit.SECONDS) - signalledAt;
+            lateness[i] = signalToSeen(engine, 2_000_000, CALLBACK_LATE_NANOS); // the work: past the 50 µs spin budget
             if (lateness[i] >= CALLBACK_LATE_NANOS) {
                 byCallback++;
             }
@@ -75,15 +67,7 @@ class LateCallbackWatchTest {
         int waits = shortOnes + 120; // the pollers share the waits, and each learns its own sources
         long[] lateness = new long[waits];
         for (int i = 0; i < waits; i++) {
-            CpuTimeline timeline = new CpuTimeline();
-            SyncWaiter waiter = HostWaiters.cheapProbeWithLateCallback(timeline.at(1), callbackLate, driverThread);
-            CompletableFuture<Long> seen = new CompletableFuture<>();
-            engine.await(waiter, Duration.ofSeconds(10))
-                    .subscribe(null, seen::completeExceptionally, () -> seen.complete(System.nanoTime()));
-            LockSupport.parkNanos(i < shortOnes ? 20_000 : 5_000_000);
-            long signalledAt = System.nanoTime();
-            timeline.signal(1);
-            lateness[i] = seen.get(10, TimeUnit.SECONDS) - signalledAt;
+            lateness[i] = signalToSeen(engine, i < shortOnes ? 20_000 : 5_000_000, callbackLate);
         }
         long[] settled = Arrays.copyOfRange(lateness, waits - 30, waits);
         Arrays.sort(settled);
@@ -107,15 +91,8 @@ class LateCallbackWatchTest {
             int waits = 40;
             int byCallback = 0;
             for (int i = 0; i < waits; i++) {
-                CpuTimeline timeline = new CpuTimeline();
-                SyncWaiter waiter = HostWaiters.cheapProbeWithLateCallback(timeline.at(1), callbackLate, driverThread);
-                CompletableFuture<Long> seen = new CompletableFuture<>();
-                callbacksOnly.await(waiter, Duration.ofSeconds(10))
-                        .subscribe(null, seen::completeExceptionally, () -> seen.complete(System.nanoTime()));
-                LockSupport.parkNanos(1_000_000); // a source of ≈ 1 ms waits: learnable, were anything learning
-                long signalledAt = System.nanoTime();
-                timeline.signal(1);
-                if (seen.get(10, TimeUnit.SECONDS) - signalledAt >= callbackLate) {
+                // a source of ≈ 1 ms waits: learnable, were anything learning
+                if (signalToSeen(callbacksOnly, 1_000_000, callbackLate) >= callbackLate) {
                     byCallback++;
                 }
             }
@@ -123,6 +100,22 @@ class LateCallbackWatchTest {
         } finally {
             callbacksOnly.dispose();
         }
+    }
+
+    /**
+     * One wait on {@code engine} whose work takes {@code workNanos} and whose callback comes {@code callbackLate} after
+     * the signal: how long after the signal the subscriber heard of it.
+     */
+    private long signalToSeen(SyncEngine on, long workNanos, long callbackLate) throws Exception {
+        CpuTimeline timeline = new CpuTimeline();
+        SyncWaiter waiter = HostWaiters.cheapProbeWithLateCallback(timeline.at(1), callbackLate, driverThread);
+        CompletableFuture<Long> seen = new CompletableFuture<>();
+        on.await(waiter, Duration.ofSeconds(10))
+                .subscribe(null, seen::completeExceptionally, () -> seen.complete(System.nanoTime()));
+        LockSupport.parkNanos(workNanos);
+        long signalledAt = System.nanoTime();
+        timeline.signal(1);
+        return seen.get(10, TimeUnit.SECONDS) - signalledAt;
     }
 
     @Test
