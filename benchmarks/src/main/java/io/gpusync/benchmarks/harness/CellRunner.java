@@ -23,6 +23,8 @@ import java.util.function.Supplier;
  * Every phase is bounded in time; whatever was cut short is noted.
  */
 final class CellRunner {
+    /** How long the cancel phase spins on "freed?" before it polls in short parks (see {@link #cancel}). */
+    private static final long FREED_SPIN_NANOS = 50_000;
     private static final MemoryMXBean MEMORY = ManagementFactory.getMemoryMXBean();
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     private static final com.sun.management.OperatingSystemMXBean OS =
@@ -226,7 +228,13 @@ final class CellRunner {
                 if (now - t0 > o.freeCap.toNanos()) {
                     break;
                 }
-                Thread.onSpinWait();
+                if (now - t0 < FREED_SPIN_NANOS) {
+                    Thread.onSpinWait();
+                } else {
+                    // past a short spin, poll in 10 µs parks: a measuring thread that spins for ms holds one core of
+                    // a small machine and the thread being freed may wait a scheduler slice for the other
+                    LockSupport.parkNanos(10_000);
+                }
             }
             if (freed) {
                 r.cancelFreed.recordValue(now - t0);
