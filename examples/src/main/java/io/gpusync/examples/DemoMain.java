@@ -138,12 +138,12 @@ public final class DemoMain implements Callable<Integer> {
             throw new CommandLine.ParameterException(new CommandLine(this), "--streams must be in [0, "
                     + DeviceOptions.MAX_STREAMS + "] (0: sized to the GPU): " + streams);
         }
-        DeviceOptions.CudaPoint point = switch (cudaPoint) {
-            case "event" -> DeviceOptions.CudaPoint.EVENT;
-            case "timeline" -> DeviceOptions.CudaPoint.TIMELINE;
-            default -> throw new CommandLine.ParameterException(new CommandLine(this),
-                    "--cuda-point must be event or timeline: " + cudaPoint);
-        };
+        DeviceOptions.CudaPoint point;
+        try {
+            point = DeviceOptions.CudaPoint.named(cudaPoint);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
+        }
         DeviceOptions deviceOptions = new DeviceOptions(
                 new KernelModel(kernelMedian, kernelSigma, tailProbability, tailFactor), queues, false, streams, point);
         Devices.Discovery discovery = Devices.open(backend, deviceOptions);

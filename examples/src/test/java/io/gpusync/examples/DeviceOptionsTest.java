@@ -21,5 +21,9 @@ class DeviceOptionsTest {
         assertThat(DeviceOptions.DEFAULT.cudaPoint()).isEqualTo(DeviceOptions.CudaPoint.EVENT);
         DeviceOptions timeline = new DeviceOptions(KernelModel.DEFAULT, 4, false, 0, DeviceOptions.CudaPoint.TIMELINE);
         assertThat(timeline.withAllowSoftware(true).cudaPoint()).isEqualTo(DeviceOptions.CudaPoint.TIMELINE);
+        assertThat(DeviceOptions.CudaPoint.named("timeline")).isEqualTo(DeviceOptions.CudaPoint.TIMELINE);
+        assertThat(DeviceOptions.CudaPoint.named("EVENT")).isEqualTo(DeviceOptions.CudaPoint.EVENT);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> DeviceOptions.CudaPoint.named("fence"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("event or timeline");
     }
 }

@@ -60,8 +60,7 @@ public final class CudaDeviceProvider implements DeviceProvider {
         @Override
         public String description() {
             return "CUDA " + queues.get(0).deviceName() + ": " + queues.size() + " streams taken in turn, a %globaltimer"
-                    + " spin kernel per request (" + model + "), then " + (pointKind == DeviceOptions.CudaPoint.EVENT
-                    ? "a recorded CUevent" : "the next value of the stream's host-memory timeline");
+                    + " spin kernel per request (" + model + "), then " + pointKind.description();
         }
 
         /** Any thread; submissions to one stream are serialised by its queue (launch and record under its lock). */
@@ -76,7 +75,7 @@ public final class CudaDeviceProvider implements DeviceProvider {
             SyncPoint point;
             synchronized (queue) { // the point must follow this request's kernel, not another thread's
                 queue.launchSpin(ns);
-                point = pointKind == DeviceOptions.CudaPoint.EVENT ? queue.recordEvent() : queue.advanceTimeline();
+                point = pointKind.next(queue);
             }
             log.submitted(point, now);
             return point;

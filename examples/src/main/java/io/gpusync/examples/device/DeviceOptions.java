@@ -1,5 +1,8 @@
 package io.gpusync.examples.device;
 
+import io.gpusync.SyncPoint;
+import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
+
 /**
  * What a {@link DeviceProvider} needs to open a device.
  *
@@ -19,7 +22,44 @@ public record DeviceOptions(KernelModel kernels, int queues, boolean allowSoftwa
      * stream's host-memory timeline ({@code cuStreamWriteValue64} into pinned memory; probed by reading that memory,
      * no driver call). Both are sync points a user holds; the timeline takes fewer driver calls per request.
      */
-    public enum CudaPoint { EVENT, TIMELINE }
+    public enum CudaPoint {
+        EVENT("a recorded CUevent") {
+            @Override
+            public SyncPoint next(CudaWorkQueue queue) {
+                return queue.recordEvent();
+            }
+        },
+        TIMELINE("the next value of the stream's host-memory timeline") {
+            @Override
+            public SyncPoint next(CudaWorkQueue queue) {
+                return queue.advanceTimeline();
+            }
+        };
+
+        private final String description;
+
+        CudaPoint(String description) {
+            this.description = description;
+        }
+
+        /** The point that follows everything submitted to {@code queue} so far (the caller serialises submissions). */
+        public abstract SyncPoint next(CudaWorkQueue queue);
+
+        /** What the point is, in words. */
+        public String description() {
+            return description;
+        }
+
+        /** The kind named {@code name} on the command line ({@code event} or {@code timeline}). */
+        public static CudaPoint named(String name) {
+            for (CudaPoint p : values()) {
+                if (p.name().equalsIgnoreCase(name)) {
+                    return p;
+                }
+            }
+            throw new IllegalArgumentException("--cuda-point must be event or timeline: " + name);
+        }
+    }
 
     /** Options with CUDA events as points. */
     public DeviceOptions(KernelModel kernels, int queues, boolean allowSoftware, int streams) {
