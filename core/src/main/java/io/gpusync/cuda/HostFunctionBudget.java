@@ -9,7 +9,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The driver's room for host functions armed behind an event on a private stream, and the arms that wait for it.
+ * The driver's room for host callbacks armed behind an event on a private stream, and the arms that wait for it.
+ * (Host functions and stream callbacks alike: {@link HostFunctions} launches stream callbacks.)
  *
  * <p><b>Why.</b> The CUDA driver holds only so many host functions pending behind cross-stream event waits
  * ({@code cuStreamWaitEvent} then {@code cuLaunchHostFunc}): measured on the H200 (driver 580), the 57th blocks the
@@ -41,8 +42,9 @@ import java.util.concurrent.locks.LockSupport;
  * a 10 ms kernel waited its turn in the budget and was seen 80 ms late on the H200.) With nothing deferred the
  * thread parks without a timeout.
  *
- * <p><b>Faults.</b> Host functions of a context with a sticky error never run: {@link #contextFailed} gives their
- * room back. A deferred entry whose registration has been failed or cancelled is dropped. A probe that returns
+ * <p><b>Faults.</b> A context with a sticky error fails its callbacks (they run with the error) and
+ * {@link #contextFailed} gives their room back at once. A deferred arm has no callback in flight: if none of its
+ * context's is ({@link HostFunctions#reportsOwnFaults}), deferring it asks {@link CudaFaultWatch} to watch the context. A deferred entry whose registration has been failed or cancelled is dropped. A probe that returns
  * the context's sticky error fails every registration of that context at once ({@link HostFunctions#failContext});
  * a probe that queried the driver and succeeded vouches for the context, so {@link CudaFaultWatch} skips its own
  * query of it for that interval.
@@ -207,6 +209,14 @@ final class HostFunctionBudget {
         DEFERRED.add(arming);
         INCOMING.add(schedule);
         wakeArmer();
+        if (!HostFunctions.reportsOwnFaults(arming.context())) {
+            CudaFaultWatch.watch(); // no callback of its context in flight: only the watch would see a fault
+        }
+    }
+
+    /** Whether any arm is deferred (cheap: for the driver thread). */
+    static boolean anyDeferred() {
+        return !DEFERRED.isEmpty();
     }
 
     /** A host function ran (driver thread): its room, if it held any, is free again. Only counts and unparks. */

@@ -65,6 +65,11 @@ public final class UpcallRegistry<S> {
         return slots.remove(key, slot);
     }
 
+    /** The slot of {@code key} if it is still registered (it stays registered), else null. */
+    public S peek(long key) {
+        return slots.get(key);
+    }
+
     /** Whether {@code key} is registered: neither fired nor cancelled yet. */
     public boolean isPending(long key) {
         return slots.containsKey(key);

@@ -4690,6 +4690,69 @@ public class Cuda extends Cuda$shared {
         }
     }
 
+    private static class cuStreamAddCallback {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            Cuda.C_INT,
+            Cuda.C_POINTER,
+            Cuda.C_POINTER,
+            Cuda.C_POINTER,
+            Cuda.C_INT
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("cuStreamAddCallback");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)
+     * }
+     */
+    public static FunctionDescriptor cuStreamAddCallback$descriptor() {
+        return cuStreamAddCallback.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)
+     * }
+     */
+    public static MethodHandle cuStreamAddCallback$handle() {
+        return cuStreamAddCallback.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)
+     * }
+     */
+    public static MemorySegment cuStreamAddCallback$address() {
+        return cuStreamAddCallback.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)
+     * }
+     */
+    public static int cuStreamAddCallback(MemorySegment hStream, MemorySegment callback, MemorySegment userData, int flags) {
+        var mh$ = cuStreamAddCallback.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("cuStreamAddCallback", hStream, callback, userData, flags);
+            }
+            return (int)mh$.invokeExact(hStream, callback, userData, flags);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
     private static class cuStreamQuery {
         public static final FunctionDescriptor DESC = FunctionDescriptor.of(
             Cuda.C_INT,

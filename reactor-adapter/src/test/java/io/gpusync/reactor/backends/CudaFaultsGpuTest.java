@@ -43,7 +43,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * events and host-timeline values, {@code FOREVER} and timed — must end with {@link DeviceLostException} soon
  * after a kernel traps, and with {@link SyncCancelledException} at once when their {@link CudaWorkQueue} closes.
  * Each child prints one line per wait kind with the fault-to-error latency (the fault is timestamped by a thread
- * that spins on {@code cuStreamQuery} of the trapping stream).
+ * that spins on {@code cuStreamQuery} of the trapping stream). The waits sit behind stream callbacks, which the
+ * driver calls with the error, so they fail within a millisecond or two; the fault watch's timer only backs that up.
  */
 @Tag("gpu")
 class CudaFaultsGpuTest {
@@ -51,11 +52,15 @@ class CudaFaultsGpuTest {
     private static final List<String> KINDS = List.of("engine-event-forever", "engine-value-forever",
             "engine-event-10s", "blocking-event-forever", "blocking-value-forever", "blocking-value-10s");
 
-    /** {@code CudaFaultWatch.MAX_INTERVAL_NANOS} (package-private in core). */
-    private static final long WATCH_LONGEST_INTERVAL_NANOS = 25_000_000L;
+    /** {@code CudaFaultWatch.BACKSTOP_INTERVAL_NANOS} (package-private in core). */
+    private static final long WATCH_BACKSTOP_INTERVAL_NANOS = 1_000_000_000L;
 
+    /**
+     * Issue 10 asked for 50 ms p99; the callbacks report the fault themselves, so the spec is 5 ms (with the fault
+     * watch's 25 ms timer as the only way to see a fault, p99 was 10.6–21.5 ms on the H200).
+     */
     @Test
-    void aKernelThatTrapsAfterTheSpinBudgetFailsEveryPendingWaitWithDeviceLostWithin50Ms() throws Exception {
+    void aKernelThatTrapsAfterTheSpinBudgetFailsEveryPendingWaitWithDeviceLostWithin5Ms() throws Exception {
         assumeCudaDevice();
         List<Long> all = new ArrayList<>();
         for (int run = 0; run < 3; run++) { // three independent faults, three child JVMs
@@ -71,7 +76,7 @@ class CudaFaultsGpuTest {
         long p99 = all.get((int) Math.ceil(all.size() * 0.99) - 1);
         System.out.printf("FAULT_TO_ERROR n=%d p50=%d us p99=%d us max=%d us%n", all.size(), p50, p99,
                 all.get(all.size() - 1));
-        assertThat(p99).as("fault → DeviceLostException p99, µs").isLessThanOrEqualTo(50_000);
+        assertThat(p99).as("fault → DeviceLostException p99, µs").isLessThanOrEqualTo(5_000);
     }
 
     @Test
@@ -85,16 +90,16 @@ class CudaFaultsGpuTest {
     }
 
     /**
-     * While waits sit behind host functions and nothing faults, the fault watch wakes on its timer (at most every
-     * 25 ms, {@code CudaFaultWatch.MAX_INTERVAL_NANOS}) and does one context check per wake-up, whatever the number of
-     * waits: its CPU beyond that of a bare thread parking on the same interval (measured alongside, with the same
-     * clock) is at most 150 µs per wake-up. (On the H200's PVM guest a driver query after 25 ms asleep costs 12–25 µs
-     * against ≈ 1 µs hot, and a check makes three: push, {@code cuStreamQuery}, pop; measured 77 µs per wake-up,
-     * 0.31 % of a core beyond the bare timer's 0.14 %. Issue 10 asked for 0.1 % in all: missed on an idle guest,
-     * see {@code results/timer-wake-cost.md}.)
+     * While waits sit behind stream callbacks and nothing faults, the fault watch only backs the callbacks up: it
+     * wakes about once a second ({@code CudaFaultWatch.BACKSTOP_INTERVAL_NANOS}) and does one context check per
+     * wake-up, whatever the number of waits (968 of the 1,000 here are deferred for want of room, but their context has
+     * callbacks in flight, which report a fault for all of them). Its CPU beyond that of a bare thread parking on
+     * the same interval (measured alongside, with the same clock) is at most 150 µs per wake-up. (Before, the watch
+     * checked every 25 ms: 80 wake-ups in 2 s, 0.31–0.46 % of a core on the H200's idle PVM guest; issue 10 asked
+     * for 0.1 %.)
      */
     @Test
-    void theFaultWatchWakesOncePerIntervalAndChecksItsContextCheaplyWhileNothingFaults() throws Exception {
+    void theFaultWatchOnlyBacksUpTheCallbacksWhileNothingFaults() throws Exception {
         assumeCudaDevice();
         // an engine of its own that hands every wait to its host function at once: the default engine's pollers may
         // have learned, from earlier tests in this JVM, a window that holds these waits without host functions
@@ -116,7 +121,7 @@ class CudaFaultsGpuTest {
             AtomicBoolean stop = new AtomicBoolean();
             Thread floor = Thread.ofPlatform().daemon().name("timer-floor").start(() -> {
                 while (!stop.get()) {
-                    LockSupport.parkNanos(WATCH_LONGEST_INTERVAL_NANOS);
+                    LockSupport.parkNanos(WATCH_BACKSTOP_INTERVAL_NANOS);
                 }
             });
             Thread.sleep(300); // the watch's interval has grown to its longest
@@ -133,7 +138,7 @@ class CudaFaultsGpuTest {
             long wakes0 = voluntarySwitches(watchTask);
             assertThat(cpu0).as("this JVM measures the watch thread's CPU time (-1 = not measured)").isPositive();
             long t0 = System.nanoTime();
-            Thread.sleep(2_000);
+            Thread.sleep(3_000);
             long cpu1 = (long) cpu.invoke(mx, watch.threadId());
             long floor1 = (long) cpu.invoke(mx, floor.threadId());
             long armer1 = (long) cpu.invoke(mx, armer.threadId());
@@ -147,8 +152,8 @@ class CudaFaultsGpuTest {
                             + " context, %s); a bare thread on the same timer %.4f %%; watch beyond its timer %.4f %%;"
                             + " armer %.3f %% of a core%n", pct, wakes, elapsed / 1e9, watch.getState(), floorPct,
                     pct - floorPct, armerPct);
-            assertThat(wakes).as("the watch wakes at most once per 25 ms (+ slack) while waits are pending")
-                    .isLessThanOrEqualTo(elapsed / WATCH_LONGEST_INTERVAL_NANOS * 5 / 4 + 4);
+            assertThat(wakes).as("the watch wakes about once a second (+ slack) while waits are pending")
+                    .isLessThanOrEqualTo(elapsed / WATCH_BACKSTOP_INTERVAL_NANOS + 3);
             assertThat(wakes).as("it woke").isPositive();
             assertThat((cpu1 - cpu0 - (floor1 - floor0)) / wakes).as("CPU per wake-up beyond a bare timer's, ns")
                     .isLessThanOrEqualTo(150_000);
