@@ -5,14 +5,17 @@
  * {@link io.gpusync.cuda.CudaProducers.CudaWorkQueue} (a small owned producer for demos, benchmarks and tests).
  *
  * <p><b>Waiting.</b> Probes are one {@code cuEventQuery} (≈1.5 µs on the H200) or one acquire read of the word
- * (≈1 ns). Past a 50 µs spin, waits sit behind CUDA host functions: one per event outstanding, shared by every
- * wait on it, armed on a private stream behind the event; for a timeline, one per covered value. Host functions
- * are never run on a context with a sticky error, so a <b>fault watch</b> (one daemon thread,
- * {@code gpusync-cuda-fault-watch}) re-queries, every 1 → 25 ms while any host-function registration is
- * outstanding and never otherwise, each context that has one ({@code cuStreamQuery(NULL)}, context pushed), and
- * fails all of that context's waits — engine and blocking, {@code FOREVER} included — with
- * {@link io.gpusync.DeviceLostException} (measured on the H200 over 495 waits of three faults: fault → error
- * p99 10.6–17.9 ms in three runs at the 25 ms interval; 20–23 ms at 10 ms). Closing a
+ * (≈1 ns). Past a 50 µs spin, waits sit behind CUDA stream callbacks ({@code cuStreamAddCallback}): one per event
+ * outstanding, shared by every wait on it, armed on a private stream behind the event; for a timeline, one per
+ * covered value. <b>Faults.</b> Unlike a {@code cuLaunchHostFunc} host function, which is never run on a context
+ * with a sticky error, a stream callback is called with the error (on the H200 ≈ 0.1 ms after a kernel trapped,
+ * behind other streams' kernels, closed host gates and event waits alike). The callback hands the error to the
+ * <b>fault watch</b> (one daemon thread, {@code gpusync-cuda-fault-watch}), which checks each context with waits
+ * ({@code cuStreamQuery(NULL)}, context pushed) and fails all of a faulted context's waits — engine and blocking,
+ * events, timeline values and external semaphores, {@code FOREVER} included — with
+ * {@link io.gpusync.DeviceLostException}. The watch also re-queries, every 1 → 25 ms, a context whose waits are
+ * all deferred for want of callback room (no callback of its own in flight to report a fault), and every other
+ * context with waits once a second as a backstop; with no waits it never wakes. Closing a
  * {@link io.gpusync.cuda.CudaProducers.CudaWorkQueue} fails the waits on its points with
  * {@link io.gpusync.SyncCancelledException} at once.
  *
@@ -27,22 +30,25 @@
  *       context on {@code CUDA_ERROR_INVALID_CONTEXT}); timeline: none (a memory read), at most once per ms
  *       {@code cuCtxPushCurrent_v2} + {@code cuStreamQuery(NULL)} + {@code cuCtxPopCurrent_v2}</td></tr>
  *   <tr><td>hand-over past the spin (engine {@code onSignal}, blocking {@code await} arming)</td><td>push;
- *       {@code cuStreamCreate(NON_BLOCKING)}, {@code cuStreamWaitEvent}, {@code cuLaunchHostFunc},
+ *       {@code cuStreamCreate(NON_BLOCKING)}, {@code cuStreamWaitEvent}, {@code cuStreamAddCallback},
  *       {@code cuStreamDestroy_v2} (returns at once, the stream is freed when its work is done); pop — only if no
- *       host function is outstanding for the event or value; a timeline value not yet covered may also need
- *       {@code cuEventCreate} + {@code cuEventRecord} + {@code cuEventDestroy_v2}. At most 32 such host functions
+ *       callback is outstanding for the event or value; a timeline value not yet covered may also need
+ *       {@code cuEventCreate} + {@code cuEventRecord} + {@code cuEventDestroy_v2}. At most 32 such callbacks
  *       are outstanding in the process (the driver blocks the 57th {@code cuLaunchHostFunc} until the device
- *       drains, on the H200); beyond that the arm is deferred — no call on the waiting thread — and the
+ *       drains, on the H200; see {@code HostFunctionBudget} for stream callbacks); beyond that the arm is deferred — no call on the waiting thread — and the
  *       {@code gpusync-cuda-armer} thread arms it when room frees, probing it meanwhile ({@code cuEventQuery}, or a
- *       read of the timeline word) 20 µs after it was deferred and then at an interval doubling to 20 ms, each entry on
+ *       read of the timeline word) 20 µs after it was deferred and then half its age after each probe (at most ≈ 1 s), each entry on
  *       its own schedule, so none is starved by older ones. Destroying a context ({@code cuCtxDestroy}) while
  *       gpusync still holds points in it is the caller's bug that gpusync cannot detect: on the H200 the next push
  *       of the dead handle aborted the process inside the driver ({@code free(): invalid pointer}); the primary
  *       contexts gpusync retains itself are not exposed to it</td></tr>
- *   <tr><td>completion (host function, on a driver thread)</td><td>none (hands over only)</td></tr>
- *   <tr><td>cancel, timeout, engine {@code dispose()}</td><td>none: the registration's key is removed; the host
- *       function, which cannot be withdrawn, finds nothing when it runs</td></tr>
- *   <tr><td>fault watch</td><td>push, {@code cuStreamQuery(NULL)}, pop per watched context and interval</td></tr>
+ *   <tr><td>completion (stream callback, on a driver thread)</td><td>none (hands over only; with an error status,
+ *       queues it for the fault watch)</td></tr>
+ *   <tr><td>cancel, timeout, engine {@code dispose()}</td><td>none: the registration's key is removed; the
+ *       callback, which cannot be withdrawn, finds nothing when it runs</td></tr>
+ *   <tr><td>fault watch</td><td>push, {@code cuStreamQuery(NULL)}, pop per context with waits: after a callback
+ *       reported an error, every 1 → 25 ms for a context whose waits are all deferred, once a second for the
+ *       others</td></tr>
  *   <tr><td>release of an event point (close or GC of its last waiter)</td><td>owned event: push,
  *       {@code cuEventDestroy_v2} (returns at once for a recorded event), pop; nothing if the push fails (the
  *       context is gone, and its events with it); borrowed: none</td></tr>

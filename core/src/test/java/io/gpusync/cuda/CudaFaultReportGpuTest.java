@@ -83,10 +83,12 @@ class CudaFaultReportGpuTest {
         cmd.add(scenario);
         Process child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         boolean exited = child.waitFor(120, TimeUnit.SECONDS);
-        String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!exited) {
-            child.destroyForcibly();
+        if (!exited) { // a thread dump into its output, then end it: its output ends with it, and is read below
+            new ProcessBuilder("kill", "-3", Long.toString(child.pid())).start().waitFor(5, TimeUnit.SECONDS);
+            Thread.sleep(2_000);
+            child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
+        String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         System.out.println(out);
         assertThat(exited).as("child finished; output:%n%s", out).isTrue();
         assertThat(child.exitValue()).as("child output:%n%s", out).isZero();
@@ -98,6 +100,17 @@ class CudaFaultReportGpuTest {
         private static final long MS = 1_000_000L;
 
         public static void main(String[] args) {
+            Thread.ofPlatform().daemon().start(() -> { // never outlive the parent's patience
+                try {
+                    Thread.sleep(90_000);
+                    System.out.println("CHILD TIMEOUT");
+                    Thread.getAllStackTraces().forEach((t, st) -> System.out.println(t + " " + java.util.Arrays.toString(st)));
+                    System.out.flush();
+                    Runtime.getRuntime().halt(3);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
             int rc;
             try {
                 if (Cuda.cuInit(0) != 0) {
@@ -128,6 +141,7 @@ class CudaFaultReportGpuTest {
                 return 0;
             }
             long semaphore = vk.createSemaphore(true, 0);
+            System.out.println("VULKAN device open, semaphore exported");
             CudaTestSupport.push(ctx);
             MemorySegment waitStream = CudaTestSupport.stream();
             MemorySegment trapStream = CudaTestSupport.stream();
@@ -148,6 +162,7 @@ class CudaFaultReportGpuTest {
             long fault = trap(trapStream, 300);
             int rc = report("LISTENER", listener, fault) | report("BLOCKING", blocking, fault);
             CudaTestSupport.pop();
+            vk.hostSignal(semaphore, 1); // nothing stays blocked on it while the process exits
             return rc;
         }
 

@@ -40,10 +40,12 @@ class CudaStickyErrorGpuTest {
         cmd.add(Child.class.getName());
         Process child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         boolean exited = child.waitFor(120, TimeUnit.SECONDS);
-        String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!exited) {
-            child.destroyForcibly();
+        if (!exited) { // a thread dump into its output, then end it: its output ends with it, and is read below
+            new ProcessBuilder("kill", "-3", Long.toString(child.pid())).start().waitFor(5, TimeUnit.SECONDS);
+            Thread.sleep(2_000);
+            child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
+        String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(exited).as("child finished; output:%n%s", out).isTrue();
         assertThat(child.exitValue()).as("child output:%n%s", out).isZero();
         assertThat(out).contains("EVENT_AWAIT FATAL", "EVENT_PROBE FATAL", "TIMELINE_PROBE FATAL", "TIMELINE_AWAIT FATAL");
