@@ -58,12 +58,15 @@ class CudaFaultReportGpuTest {
      * another context's 5 s kernel, a wait in the faulting context is deferred: no callback of its context is in
      * flight, so the fault watch checks that context closely (every 25 ms at most) and fails the wait within well
      * under 100 ms — the deferred entry's own probes, half its age apart (≈ 500 ms here), would see it far later.
+     * The other context's wait ends too, one way or the other (on the H200's driver the trap poisoned the other
+     * context of the process as well: its wait failed with {@link DeviceLostException}).
      */
     @Test
     void aContextWhoseWaitsAreAllDeferredIsWatchedClosely() throws Exception {
         CudaTestSupport.assumeCuda();
         String out = child("deferred");
-        assertThat(out).as("child output:%n%s", out).contains("DEFERRED 1", "LISTENER FATAL", "OTHER_CONTEXT OK");
+        assertThat(out).as("child output:%n%s", out).contains("DEFERRED 1", "LISTENER FATAL")
+                .containsAnyOf("OTHER_CONTEXT OK", "OTHER_CONTEXT FATAL");
         assertThat(latencyMicros(out, "LISTENER")).as("fault → deferred wait failed, µs").isLessThanOrEqualTo(100_000);
     }
 
@@ -143,6 +146,10 @@ class CudaFaultReportGpuTest {
             long semaphore = vk.createSemaphore(true, 0);
             System.out.println("VULKAN device open, semaphore exported");
             CudaTestSupport.push(ctx);
+            // loaded before the wait: cuModuleLoadData waits for the context's streams, one of which never ends
+            // before the fault (measured: the load blocked for good behind the semaphore wait)
+            CudaTestSupport.function("spin_ns");
+            CudaTestSupport.function("trap_kernel");
             MemorySegment waitStream = CudaTestSupport.stream();
             MemorySegment trapStream = CudaTestSupport.stream();
             CudaExternalSemaphore imported = CudaExternalSemaphore.importTimelineFd(vk.exportOpaqueFd(semaphore), ctx);
@@ -189,8 +196,10 @@ class CudaFaultReportGpuTest {
             try {
                 long done = otherWait.get(20, TimeUnit.SECONDS);
                 System.out.println("OTHER_CONTEXT OK after=" + (done - fault) / 1_000 + " us");
+            } catch (java.util.concurrent.ExecutionException e) { // ended, with the fault reaching it too
+                report("OTHER_CONTEXT", otherWait, fault);
             } catch (Exception e) {
-                System.out.println("OTHER_CONTEXT " + e);
+                System.out.println("OTHER_CONTEXT PENDING " + e);
                 rc |= 1;
             }
             return rc;

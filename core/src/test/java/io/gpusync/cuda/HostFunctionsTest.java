@@ -1,16 +1,19 @@
 package io.gpusync.cuda;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.gpusync.DeviceLostException;
 import io.gpusync.ErrorKind;
 import io.gpusync.SyncException;
+import io.gpusync.SyncNotSupportedException;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,6 +42,17 @@ class HostFunctionsTest {
             failedOn = Thread.currentThread().getName();
             failed.complete(error);
         }
+    }
+
+    @BeforeEach
+    void noDriverHere() {
+        try {
+            CudaDriver.ensure();
+        } catch (SyncNotSupportedException expected) {
+            return; // the fault watch finds no driver to query the made-up context with
+        }
+        // (on the H200 the watch pushed the made-up context into the real driver, which crashed the JVM)
+        assumeTrue(false, "a CUDA driver is here: the fault watch would push the test's made-up context");
     }
 
     @Test

@@ -92,7 +92,7 @@ class CudaFaultsGpuTest {
     /**
      * While waits sit behind stream callbacks and nothing faults, the fault watch only backs the callbacks up: it
      * wakes about once a second ({@code CudaFaultWatch.BACKSTOP_INTERVAL_NANOS}) and does one context check per
-     * wake-up, whatever the number of waits (968 of the 1,000 here are deferred for want of room, but their context has
+     * wake-up, whatever the number of waits (most of the 1,000 here are deferred for want of room, but their context has
      * callbacks in flight, which report a fault for all of them). Its CPU beyond that of a bare thread parking on
      * the same interval (measured alongside, with the same clock) is at most 150 µs per wake-up. (Before, the watch
      * checked every 25 ms: 80 wake-ups in 2 s, 0.31–0.46 % of a core on the H200's idle PVM guest; issue 10 asked
