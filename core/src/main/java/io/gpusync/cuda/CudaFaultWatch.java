@@ -13,12 +13,15 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Fails the waits that sit behind gpusync's CUDA callbacks when their context gets a sticky error, within about a
- * millisecond of the fault, for engine and blocking waits, {@code FOREVER} as well.
+ * Fails the waits that sit behind gpusync's CUDA callbacks when their context gets a sticky error, as soon as the
+ * driver reports it, for engine and blocking waits, {@code FOREVER} as well.
  *
  * <p><b>Reported faults.</b> {@link HostFunctions} launches stream callbacks, which the driver calls with the
- * error when their context faults (≈ 0.1 ms after a trap on the H200; a {@code cuLaunchHostFunc} host function
- * would never be called, and CUDA.jl re-queries on a timer for that reason). A callback must not call CUDA, so it
+ * error when their context faults (a {@code cuLaunchHostFunc} host function would never be called, and CUDA.jl
+ * re-queries on a timer for that reason). Measured on the H200: ≈ 0.1 ms after a trap in a bare probe with five
+ * callbacks; 7–16 ms after it with 165 waits, 32 callbacks and dozens of streams in flight, while the driver's
+ * own queries took up to 4.7 ms — the fault-to-error latency is now the driver's (p99 16.5 ms over 495 waits of
+ * three faults). A callback must not call CUDA, so it
  * only {@linkplain #reported reports} here; this thread then checks every context that has registrations
  * (push, {@code cuStreamQuery(NULL)} — non-blocking, returns the context's sticky error — pop), fails every
  * registration of a faulted context through {@link HostFunctions#failContext} with the

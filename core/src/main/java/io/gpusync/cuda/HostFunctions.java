@@ -27,8 +27,9 @@ import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
  * {@code cuLaunchHostFunc}: both run after the work in front of them, hold back the work behind them, and cost the
  * same (measured on the H200: launch → call p50 19.5 / 146.3 / 1,110 µs behind kernels of 1 µs / 100 µs / 1 ms for
  * both), but a host function is <em>not called at all</em> once its context has a sticky error, while a stream
- * callback is called with the error — measured there ≈ 0.1 ms after a kernel trapped, on the trapping stream, on
- * other streams behind a 2 s kernel or a closed host gate, and on private streams waiting on events of either. A
+ * callback is called with the error — measured there ≈ 0.1 ms after a kernel trapped (7–16 ms with 165 waits in
+ * flight, the driver's pace: see {@link CudaFaultWatch}), on the trapping stream, on other streams behind a 2 s
+ * kernel or a closed host gate, and on private streams waiting on events of either. A
  * callback that reports an error does not fire its slot: it hands the error to {@link CudaFaultWatch}, which
  * classifies it (that takes driver calls, which a callback must not make) and fails every registration of the
  * faulted context through {@link Slot#fail}. A context with at least one callback in flight therefore reports its

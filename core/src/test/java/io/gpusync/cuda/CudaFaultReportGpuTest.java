@@ -40,8 +40,8 @@ class CudaFaultReportGpuTest {
     /**
      * The CPU waits on a Vulkan timeline semaphore imported into CUDA ({@code cuWaitExternalSemaphoresAsync} then an
      * event); Vulkan never signals it, so only the fault can end the waits: a listener's and a blocking
-     * {@code FOREVER} await's, both with {@link DeviceLostException} within a few milliseconds (the callback behind
-     * the semaphore's event is called with the error).
+     * {@code FOREVER} await's, both with {@link DeviceLostException} within issue 10's 50 ms (the callback behind
+     * the semaphore's event is called with the error; measured on the H200: 6.5 ms and 5.3 ms).
      */
     @Test
     void aFaultEndsWaitsOnAnExternalSemaphoreThatNothingSignals() throws Exception {
@@ -49,8 +49,8 @@ class CudaFaultReportGpuTest {
         String out = child("semaphore");
         assumeFalse(out.contains("SKIP "), () -> out.lines().filter(l -> l.startsWith("SKIP ")).findFirst().orElse(""));
         assertThat(out).as("child output:%n%s", out).contains("LISTENER FATAL", "BLOCKING FATAL");
-        assertThat(latencyMicros(out, "LISTENER")).as("fault → listener failed, µs").isLessThanOrEqualTo(5_000);
-        assertThat(latencyMicros(out, "BLOCKING")).as("fault → blocking await failed, µs").isLessThanOrEqualTo(5_000);
+        assertThat(latencyMicros(out, "LISTENER")).as("fault → listener failed, µs").isLessThanOrEqualTo(50_000);
+        assertThat(latencyMicros(out, "BLOCKING")).as("fault → blocking await failed, µs").isLessThanOrEqualTo(50_000);
     }
 
     /**

@@ -33,7 +33,7 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assumptions.assumeThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Who owns which fd on the epoll path: a user may close a borrowed fd as soon as its wait has terminated
@@ -112,7 +112,10 @@ class EpollFdLifetimeTest {
         endWait.run();
         EventFd unrelated = reused.get(5, TimeUnit.SECONDS);
         try {
-            assumeThat(unrelated.fd()).as("the eventfd reuses the closed fd's number").isEqualTo(number);
+            // JUnit's assumption, not AssertJ's: with TestNG on the class path (the reactive-streams TCK's), AssertJ
+            // throws TestNG's SkipException, which the JUnit platform reports as a failure (seen on the H200)
+            assumeTrue(unrelated.fd() == number, () -> "the eventfd reuses the closed fd's number " + number
+                    + " (it got " + unrelated.fd() + ")");
             probe.readable.get(2, TimeUnit.SECONDS);
         } finally {
             loop.submit(probe::cancel).get(5, TimeUnit.SECONDS);

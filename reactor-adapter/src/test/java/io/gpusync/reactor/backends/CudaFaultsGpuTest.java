@@ -44,7 +44,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * after a kernel traps, and with {@link SyncCancelledException} at once when their {@link CudaWorkQueue} closes.
  * Each child prints one line per wait kind with the fault-to-error latency (the fault is timestamped by a thread
  * that spins on {@code cuStreamQuery} of the trapping stream). The waits sit behind stream callbacks, which the
- * driver calls with the error, so they fail within a millisecond or two; the fault watch's timer only backs that up.
+ * driver calls with the error, so they fail as soon as the driver reports the fault; the fault watch's timer only
+ * backs that up.
  */
 @Tag("gpu")
 class CudaFaultsGpuTest {
@@ -56,11 +57,13 @@ class CudaFaultsGpuTest {
     private static final long WATCH_BACKSTOP_INTERVAL_NANOS = 1_000_000_000L;
 
     /**
-     * Issue 10 asked for 50 ms p99; the callbacks report the fault themselves, so the spec is 5 ms (with the fault
-     * watch's 25 ms timer as the only way to see a fault, p99 was 10.6–21.5 ms on the H200).
+     * Issue 10's bound: 50 ms p99. The callbacks report the fault themselves, as soon as the driver calls them with
+     * the error — on the H200 with these 165 waits, 32 callbacks in flight and many streams, 7–16 ms after the trap
+     * (the driver's own queries took up to 4.7 ms then; a bare probe of five callbacks saw them ≈ 0.1 ms after it),
+     * so the latency is the driver's, no longer a timer's: p99 16.5 ms, and the same with the watch at 1 s.
      */
     @Test
-    void aKernelThatTrapsAfterTheSpinBudgetFailsEveryPendingWaitWithDeviceLostWithin5Ms() throws Exception {
+    void aKernelThatTrapsAfterTheSpinBudgetFailsEveryPendingWaitWithDeviceLostWithin50Ms() throws Exception {
         assumeCudaDevice();
         List<Long> all = new ArrayList<>();
         for (int run = 0; run < 3; run++) { // three independent faults, three child JVMs
@@ -76,7 +79,7 @@ class CudaFaultsGpuTest {
         long p99 = all.get((int) Math.ceil(all.size() * 0.99) - 1);
         System.out.printf("FAULT_TO_ERROR n=%d p50=%d us p99=%d us max=%d us%n", all.size(), p50, p99,
                 all.get(all.size() - 1));
-        assertThat(p99).as("fault → DeviceLostException p99, µs").isLessThanOrEqualTo(5_000);
+        assertThat(p99).as("fault → DeviceLostException p99, µs").isLessThanOrEqualTo(50_000);
     }
 
     @Test
