@@ -14,12 +14,9 @@ import io.gpusync.spi.SignalCallbackWaiter;
 import io.gpusync.spi.SignalListener;
 import io.gpusync.vulkan.VulkanProducers.ExportingVulkanDevice;
 
-import java.io.File;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -76,26 +73,7 @@ class CudaFaultReportGpuTest {
     }
 
     private static String child(String scenario) throws Exception {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
-        cmd.add("--enable-native-access=ALL-UNNAMED");
-        cmd.add("-Dgpusync.cuda.hostFunctionsBehindEvents=1");
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(Child.class.getName());
-        cmd.add(scenario);
-        Process child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        boolean exited = child.waitFor(120, TimeUnit.SECONDS);
-        if (!exited) { // a thread dump into its output, then end it: its output ends with it, and is read below
-            new ProcessBuilder("kill", "-3", Long.toString(child.pid())).start().waitFor(5, TimeUnit.SECONDS);
-            Thread.sleep(2_000);
-            child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
-        String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        System.out.println(out);
-        assertThat(exited).as("child finished; output:%n%s", out).isTrue();
-        assertThat(child.exitValue()).as("child output:%n%s", out).isZero();
-        return out;
+        return CudaTestSupport.runChild(Child.class, List.of("-Dgpusync.cuda.hostFunctionsBehindEvents=1"), scenario);
     }
 
     /** Runs in the child JVM. */

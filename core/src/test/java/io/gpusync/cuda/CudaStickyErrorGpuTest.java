@@ -9,13 +9,9 @@ import io.gpusync.SyncException;
 import io.gpusync.SyncPoint;
 import io.gpusync.bindings.cuda.Cuda;
 
-import java.io.File;
 import java.lang.foreign.MemorySegment;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -32,22 +28,7 @@ class CudaStickyErrorGpuTest {
     @Test
     void aTrappingKernelIsFatalForEventsAndTimelines() throws Exception {
         CudaTestSupport.assumeCuda();
-        List<String> cmd = new ArrayList<>();
-        cmd.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
-        cmd.add("--enable-native-access=ALL-UNNAMED");
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(Child.class.getName());
-        Process child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        boolean exited = child.waitFor(120, TimeUnit.SECONDS);
-        if (!exited) { // a thread dump into its output, then end it: its output ends with it, and is read below
-            new ProcessBuilder("kill", "-3", Long.toString(child.pid())).start().waitFor(5, TimeUnit.SECONDS);
-            Thread.sleep(2_000);
-            child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
-        String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(exited).as("child finished; output:%n%s", out).isTrue();
-        assertThat(child.exitValue()).as("child output:%n%s", out).isZero();
+        String out = CudaTestSupport.runChild(Child.class, List.of());
         assertThat(out).contains("EVENT_AWAIT FATAL", "EVENT_PROBE FATAL", "TIMELINE_PROBE FATAL", "TIMELINE_AWAIT FATAL");
     }
 

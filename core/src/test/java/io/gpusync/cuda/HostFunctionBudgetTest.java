@@ -1,12 +1,10 @@
 package io.gpusync.cuda;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.gpusync.BackendKind;
 import io.gpusync.DeviceLostException;
 import io.gpusync.SyncException;
-import io.gpusync.SyncNotSupportedException;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -97,12 +95,7 @@ class HostFunctionBudgetTest {
 
     @BeforeEach
     void noDriverHere() {
-        try {
-            CudaDriver.ensure();
-        } catch (SyncNotSupportedException expected) {
-            return; // the fault watch finds no driver to query the made-up context with
-        }
-        assumeTrue(false, "a CUDA driver is here: the fault watch would push the test's made-up context");
+        CudaTestSupport.assumeNoCudaDriver();
     }
 
     @AfterEach

@@ -1,12 +1,10 @@
 package io.gpusync.cuda;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.gpusync.DeviceLostException;
 import io.gpusync.ErrorKind;
 import io.gpusync.SyncException;
-import io.gpusync.SyncNotSupportedException;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
@@ -46,13 +44,7 @@ class HostFunctionsTest {
 
     @BeforeEach
     void noDriverHere() {
-        try {
-            CudaDriver.ensure();
-        } catch (SyncNotSupportedException expected) {
-            return; // the fault watch finds no driver to query the made-up context with
-        }
-        // (on the H200 the watch pushed the made-up context into the real driver, which crashed the JVM)
-        assumeTrue(false, "a CUDA driver is here: the fault watch would push the test's made-up context");
+        CudaTestSupport.assumeNoCudaDriver();
     }
 
     @Test
