@@ -2,6 +2,8 @@ package io.gpusync;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Backend-specific wait dispatch and lifetime anchor of a {@link SyncPoint} — gpusync's version of the
@@ -9,7 +11,7 @@ import java.util.Optional;
  *
  * <p><b>Lifetime.</b> A waiter owns the native primitive it waits on (a timeline semaphore, a
  * {@code cl_event}, a {@code GLsync}…), unless it was built over a <em>borrowed</em> handle, which the
- * caller destroys. An owned primitive is released exactly once: when {@link #close()} has been called on
+ * caller destroys once {@link #whenReleased()} has completed. An owned primitive is released exactly once: when {@link #close()} has been called on
  * this waiter and on every waiter {@linkplain #rebindToValue rebound} from it, or when all of them have
  * become unreachable (a {@link java.lang.ref.Cleaner} catches forgotten ones), and never while a wait on it
  * is in progress — a {@code close()} during a wait defers the release until the wait returns. A
@@ -102,9 +104,24 @@ public interface SyncWaiter extends AutoCloseable {
     }
 
     /**
+     * Completes once gpusync has let go of this waiter's primitive for good: every waiter sharing it is closed
+     * (or unreachable), no wait, probe or driver callback on it is in progress, and an owned primitive has
+     * been released. From then on gpusync makes no call on the handle, so this is when the owner of a
+     * <em>borrowed</em> primitive may destroy it — not when a wait's {@code Mono} ends: a cancelled or
+     * timed-out wait's thread may still be inside the driver's wait on it. Completes on the thread that let go
+     * last, or on gpusync's housekeeping thread where that thread may not run such code (a driver callback,
+     * the {@code Cleaner}); put dependants that block on an executor of their own ({@code thenRunAsync}).
+     * The default (a waiter over no native primitive) is already complete.
+     */
+    default CompletionStage<Void> whenReleased() {
+        return CompletableFuture.completedStage(null);
+    }
+
+    /**
      * Drops this waiter's claim on its primitive. The primitive is released once every waiter sharing it
      * is closed (or unreachable) and no wait on it is in progress. Idempotent; never blocks on the GPU.
-     * Borrowed primitives are never released by gpusync. The default does nothing (nothing owned).
+     * Borrowed primitives are never released by gpusync: destroy them after {@link #whenReleased()}. The default
+     * does nothing (nothing owned).
      */
     @Override
     default void close() {

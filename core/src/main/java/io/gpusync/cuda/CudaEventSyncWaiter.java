@@ -220,6 +220,11 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
     }
 
     @Override
+    public java.util.concurrent.CompletionStage<Void> whenReleased() {
+        return claim.anchor().whenReleased();
+    }
+
+    @Override
     public void close() {
         claim.close();
     }

@@ -88,6 +88,11 @@ final class CudaExternalSemaphoreWaiter implements SignalCallbackWaiter, CheapPr
     }
 
     @Override
+    public java.util.concurrent.CompletionStage<Void> whenReleased() {
+        return claim.anchor().whenReleased();
+    }
+
+    @Override
     public void close() {
         recorded.close();
         claim.close();

@@ -134,6 +134,11 @@ final class CudaTimelineWaiter implements SignalCallbackWaiter, io.gpusync.spi.C
     }
 
     @Override
+    public java.util.concurrent.CompletionStage<Void> whenReleased() {
+        return claim.anchor().whenReleased();
+    }
+
+    @Override
     public void close() {
         claim.close();
     }

@@ -105,6 +105,11 @@ final class D3D11KeyedMutexWaiter implements BlockingWaiter {
     }
 
     @Override
+    public java.util.concurrent.CompletionStage<Void> whenReleased() {
+        return claim.anchor().whenReleased();
+    }
+
+    @Override
     public void close() {
         claim.close();
     }

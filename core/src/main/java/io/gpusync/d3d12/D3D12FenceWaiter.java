@@ -144,6 +144,11 @@ final class D3D12FenceWaiter implements CheapProbe, ReadableFdWaiter, BlockingWa
     }
 
     @Override
+    public java.util.concurrent.CompletionStage<Void> whenReleased() {
+        return fenceClaim.anchor().whenReleased();
+    }
+
+    @Override
     public void close() {
         Completion c;
         synchronized (this) {

@@ -137,6 +137,11 @@ final class EglSyncWaiter implements BlockingWaiter {
     }
 
     @Override
+    public java.util.concurrent.CompletionStage<Void> whenReleased() {
+        return claim.anchor().whenReleased();
+    }
+
+    @Override
     public void close() {
         claim.close();
     }

@@ -235,6 +235,11 @@ public final class GlSemaphores {
         }
 
         @Override
+        public java.util.concurrent.CompletionStage<Void> whenReleased() {
+            return claim.anchor().whenReleased();
+        }
+
+        @Override
         public void close() {
             fence.close();
             claim.close();

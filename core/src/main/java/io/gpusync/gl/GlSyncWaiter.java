@@ -145,6 +145,11 @@ final class GlSyncWaiter implements BlockingWaiter {
     }
 
     @Override
+    public java.util.concurrent.CompletionStage<Void> whenReleased() {
+        return claim.anchor().whenReleased();
+    }
+
+    @Override
     public void close() {
         claim.close();
     }

@@ -66,6 +66,11 @@ final class SyncFdWaiter implements ReadableFdWaiter, BlockingWaiter {
     }
 
     @Override
+    public java.util.concurrent.CompletionStage<Void> whenReleased() {
+        return claim.anchor().whenReleased();
+    }
+
+    @Override
     public void close() {
         claim.close();
     }

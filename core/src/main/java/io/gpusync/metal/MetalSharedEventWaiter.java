@@ -84,6 +84,11 @@ final class MetalSharedEventWaiter implements BlockingWaiter, CheapProbe {
     }
 
     @Override
+    public java.util.concurrent.CompletionStage<Void> whenReleased() {
+        return claim.anchor().whenReleased();
+    }
+
+    @Override
     public void close() {
         claim.close();
     }

@@ -134,6 +134,11 @@ final class OpenClEventWaiter implements SignalCallbackWaiter, io.gpusync.spi.Ch
     }
 
     @Override
+    public java.util.concurrent.CompletionStage<Void> whenReleased() {
+        return claim.anchor().whenReleased();
+    }
+
+    @Override
     public void close() {
         claim.close();
     }

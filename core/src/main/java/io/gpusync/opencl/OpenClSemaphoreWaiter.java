@@ -81,6 +81,11 @@ final class OpenClSemaphoreWaiter implements SignalCallbackWaiter, CheapProbe {
     }
 
     @Override
+    public java.util.concurrent.CompletionStage<Void> whenReleased() {
+        return claim.anchor().whenReleased();
+    }
+
+    @Override
     public void close() {
         claim.close();
         waitCommand.close();

@@ -5,6 +5,8 @@ import io.gpusync.internal.UpcallRegistry;
 
 import java.lang.ref.Cleaner;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -24,7 +26,9 @@ import java.util.function.Supplier;
  * gpusync's housekeeping thread. A {@link #adoptBlocking} release (one that may wait: a
  * {@code vkDeviceWaitIdle}, an EGL context bind) always runs on the housekeeping thread, so it never blocks a
  * driver thread, an event loop or the {@code Cleaner}. {@link #isReleased()} turns {@code true} when the
- * last hold drops, possibly just before a moved release has run.
+ * last hold drops, possibly just before a moved release has run; {@link #whenReleased()} completes after the
+ * release action has returned (for a borrowed anchor: once the last hold drops), on the thread the release
+ * runs on by the rule above.
  *
  * <p>The release action must not refer to the owning waiter (that would keep it reachable forever) and must
  * not wait for the GPU without a bound. A {@linkplain #borrow borrowed} anchor releases nothing: the caller
@@ -40,6 +44,7 @@ public final class NativeAnchor {
     private final Runnable release;
     private final boolean mayBlock;
     private final AtomicLong holds = new AtomicLong(0);
+    private final CompletableFuture<Void> done = new CompletableFuture<>();
     private volatile boolean released;
     private volatile boolean claimedOnce;
 
@@ -73,6 +78,16 @@ public final class NativeAnchor {
     /** Whether the primitive has been released (or, for a borrowed one, given up). */
     public boolean isReleased() {
         return released;
+    }
+
+    /**
+     * Completes once the last hold has dropped and the release action (if any) has returned: from then on
+     * gpusync makes no call on the primitive, so the owner of a borrowed one may destroy it. Completes on the
+     * thread that runs the release (see the class comment); dependants that block belong on an executor of
+     * their own. The stage cannot be completed by its callers.
+     */
+    public CompletionStage<Void> whenReleased() {
+        return done.minimalCompletionStage();
     }
 
     /** Whether gpusync adopted (and will release) the primitive. */
@@ -115,13 +130,12 @@ public final class NativeAnchor {
         long left = holds.decrementAndGet();
         if (left == 0) {
             released = true;
-            if (release != null) {
-                if (mayBlock ? !Housekeeping.isCurrentThread()
-                        : UpcallRegistry.inUpcall() || Thread.currentThread() instanceof CleanerThread) {
-                    Housekeeping.execute(this::runRelease);
-                } else {
-                    runRelease();
-                }
+            // a borrowed anchor runs no release, but whoever waits for it to be let go runs code here
+            if (mayBlock ? !Housekeeping.isCurrentThread()
+                    : UpcallRegistry.inUpcall() || Thread.currentThread() instanceof CleanerThread) {
+                Housekeeping.execute(this::runRelease);
+            } else {
+                runRelease();
             }
         } else if (left < 0) {
             throw new IllegalStateException("unbalanced release of " + what);
@@ -130,9 +144,13 @@ public final class NativeAnchor {
 
     private void runRelease() {
         try {
-            release.run();
+            if (release != null) {
+                release.run();
+            }
         } catch (RuntimeException | Error e) {
             LOG.log(System.Logger.Level.WARNING, "releasing " + what + " failed", e);
+        } finally {
+            done.complete(null);
         }
     }
 

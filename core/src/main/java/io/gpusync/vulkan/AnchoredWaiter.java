@@ -126,6 +126,11 @@ abstract class AnchoredWaiter implements SyncWaiter {
         return type.isInstance(view) ? Optional.of(type.cast(view)) : Optional.empty();
     }
 
+    @Override
+    public final java.util.concurrent.CompletionStage<Void> whenReleased() {
+        return claim.anchor().whenReleased();
+    }
+
     /** Drops this waiter's claims (idempotent); see {@link SyncWaiter#close()}. */
     @Override
     public final void close() {

@@ -52,6 +52,30 @@ class NativeAnchorTest {
     }
 
     @Test
+    void aBorrowedPrimitiveIsLetGoOnlyOnceTheLastWaitInProgressHasReturned() {
+        NativeAnchor anchor = NativeAnchor.borrow("caller's fence");
+        NativeAnchor.Claim claim = anchor.claim(new Object());
+        CompletableFuture<Void> letGo = anchor.whenReleased().toCompletableFuture();
+        claim.enter();   // a pool thread inside the driver's wait
+        claim.close();   // the application closes the waiter: its Mono has long ended
+        assertThat(letGo).as("the driver may still be using the handle").isNotDone();
+        claim.exit();    // the wait leaves the driver
+        assertThat(letGo).isCompleted();
+    }
+
+    @Test
+    void whenReleasedCompletesAfterTheReleaseActionHasReturnedAndCannotBeCompletedByItsCaller() {
+        AtomicInteger releases = new AtomicInteger();
+        NativeAnchor anchor = NativeAnchor.adopt("prim", releases::incrementAndGet);
+        NativeAnchor.Claim claim = anchor.claim(new Object());
+        CompletableFuture<Integer> seen = anchor.whenReleased().thenApply(v -> releases.get()).toCompletableFuture();
+        assertThat(anchor.whenReleased().toCompletableFuture().complete(null)).isTrue(); // a copy, not the stage
+        assertThat(seen).isNotDone();
+        claim.close();
+        assertThat(seen).isCompletedWithValue(1);
+    }
+
+    @Test
     void aReleaseThatMayBlockRunsOnTheHousekeepingThreadNeverOnTheDroppingThread() throws Exception {
         CompletableFuture<Thread> ranOn = new CompletableFuture<>();
         NativeAnchor.Claim claim = NativeAnchor.adoptBlocking("device",

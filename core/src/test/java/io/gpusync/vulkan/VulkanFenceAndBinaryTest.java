@@ -33,6 +33,32 @@ class VulkanFenceAndBinaryTest extends OnLavapipe {
         }
     }
 
+    /**
+     * A borrowed fence is in use until {@code whenReleased()} completes, not until the waiter is closed: a thread
+     * still inside {@code vkWaitForFences} (a cancelled wait's pool thread finishing its slice) keeps it; the owner
+     * destroys it only afterwards. (Destroying it at close was a use-after-free in lavapipe, found by the soak.)
+     */
+    @Test
+    void aBorrowedFenceIsLetGoOnlyAfterTheWaitInsideTheDriverHasReturned() throws Exception {
+        long raw = device.state.fns.createFence(false);
+        VulkanFenceWaiter borrowed = (VulkanFenceWaiter) device.borrowFence(raw);
+        CompletableFuture<Void> waiting = onPlatformThread(() -> {
+            try {
+                borrowed.await(Duration.ofMillis(300));
+            } catch (SyncTimeoutException expected) {
+                // the slice ended unsignalled
+            }
+        });
+        settle();
+        CompletableFuture<Void> letGo = borrowed.whenReleased().toCompletableFuture();
+        borrowed.close();
+        assertThat(waiting).isNotDone();
+        assertThat(letGo).as("a thread is still inside vkWaitForFences on it").isNotDone();
+        waiting.get(5, TimeUnit.SECONDS);
+        letGo.get(5, TimeUnit.SECONDS);
+        device.state.fns.destroyFence(raw); // the owner's destroy, now safe
+    }
+
     @Test
     void aFenceProbeReadsNotReadyAsFalse() {
         try (VulkanFenceWaiter unsignalled = (VulkanFenceWaiter) device.createFence(false);

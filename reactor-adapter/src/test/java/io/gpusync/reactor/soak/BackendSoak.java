@@ -1,0 +1,524 @@
+package io.gpusync.reactor.soak;
+
+import io.gpusync.SyncPoint;
+import io.gpusync.reactor.GpuSync;
+import io.gpusync.reactor.SyncEngine;
+import io.gpusync.reactor.soak.Ledger.Expect;
+import io.gpusync.vulkan.VulkanProducers.VulkanContext;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A soak of every backend found, at once, in one JVM: each source's worker keeps up to {@value #IN_FLIGHT}
+ * scenarios going — single waits that are signalled (before or after subscription, from any thread), left to
+ * time out, cancelled, raced by a cancel, ended by a failure, or whose handle is closed mid-wait; and
+ * {@code awaitAll}/{@code awaitAny}/{@code awaitFirst}/{@code awaitEach} over several points — on engines
+ * of several configurations, one of which is replaced and disposed with waits pending every few hundred
+ * milliseconds, while Vulkan devices are created and closed with waits pending. Every wait is in the
+ * {@link Ledger}. At the end it prints {@code SOAK PASS} or {@code SOAK FAIL} and exits 0 or 1.
+ *
+ * <pre>
+ * java ... io.gpusync.reactor.soak.BackendSoak --seconds 120 [--cuda] [--grace-ms 5000]
+ * </pre>
+ * Run it under glibc's malloc checker: {@code LD_PRELOAD=libc_malloc_debug.so.0 MALLOC_CHECK_=3 MALLOC_PERTURB_=N}
+ * (what {@code BackendSoakTest} does).
+ */
+public final class BackendSoak {
+    static final int IN_FLIGHT = 8;
+    private static final Duration LONG = Duration.ofSeconds(5);
+    private static final Duration[] SHORT = {Duration.ZERO, Duration.ofMillis(1), Duration.ofMillis(10),
+            Duration.ofMillis(50)};
+
+    private final long seconds;
+    private final Ledger ledger;
+    private final TicketSources sources;
+    private final Engines engines = new Engines();
+    private final ScheduledExecutorService actors = Executors.newScheduledThreadPool(2,
+            Thread.ofPlatform().name("soak-actor-", 0).daemon().factory());
+    /** Finishing a ticket may wait for its signal to land: never on the threads that give the signals. */
+    private final java.util.concurrent.ExecutorService finishers = Executors.newCachedThreadPool(
+            Thread.ofPlatform().name("soak-finisher-", 0).daemon().factory());
+    private final Map<String, LongAdder> scenarios = new ConcurrentHashMap<>();
+    private final AtomicInteger scenariosOpen = new AtomicInteger();
+    private final AtomicLong devicesChurned = new AtomicLong();
+    private volatile boolean stopping;
+
+    private BackendSoak(long seconds, long graceMillis, boolean cuda) {
+        this.seconds = seconds;
+        this.ledger = new Ledger(TimeUnit.MILLISECONDS.toNanos(graceMillis));
+        this.sources = new TicketSources(cuda, ledger::problem);
+    }
+
+    public static void main(String[] args) throws Exception {
+        long seconds = 60;
+        long grace = 5_000;
+        boolean cuda = false;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--seconds" -> seconds = Long.parseLong(args[++i]);
+                case "--grace-ms" -> grace = Long.parseLong(args[++i]);
+                case "--cuda" -> cuda = true;
+                default -> throw new IllegalArgumentException("unknown option " + args[i]);
+            }
+        }
+        int rc = new BackendSoak(seconds, grace, cuda).run();
+        System.out.flush();
+        System.err.flush();
+        Runtime.getRuntime().halt(rc);
+    }
+
+    private int run() throws InterruptedException {
+        System.out.println("SOAK sources " + sources.sources().stream().map(TicketSources.Source::name).toList()
+                + (sources.missing().isEmpty() ? "" : ", missing " + sources.missing()));
+        warmUp();
+        System.gc();
+        ProcessResources baseline = ProcessResources.now();
+        System.out.println("SOAK baseline " + baseline + " " + baseline.gpusyncThreads());
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        List<Thread> threads = new ArrayList<>();
+        for (TicketSources.Source s : sources.sources()) {
+            threads.add(Thread.ofPlatform().name("soak-" + s.name()).start(() -> work(s, end)));
+        }
+        threads.add(Thread.ofPlatform().name("soak-engines").start(() -> churnEngines(end)));
+        if (sources.sources().stream().anyMatch(s -> s.name().equals("vulkan"))) {
+            threads.add(Thread.ofPlatform().name("soak-devices").start(() -> churnDevices(end)));
+        }
+        Thread watchdog = Thread.ofPlatform().daemon().name("soak-watchdog").start(this::watch);
+        long nextReport = System.nanoTime();
+        long midRun = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds) * 2 / 5;
+        ProcessResources mid = null;
+        for (Thread t : threads) {
+            while (!t.join(Duration.ofSeconds(1))) {
+                if (mid == null && System.nanoTime() - midRun > 0) {
+                    System.gc();
+                    mid = ProcessResources.now(); // code cache and arenas have grown by now: a leak keeps growing
+                }
+                if (System.nanoTime() - nextReport > 0) {
+                    nextReport = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+                    System.out.println("SOAK progress " + counts() + " " + ProcessResources.now());
+                }
+            }
+        }
+        stopping = true;
+        boolean drained = awaitDrained();
+        int stillPending = engines.stillPending();
+        engines.disposeChurned();
+        System.gc();
+        System.runFinalization();
+        ProcessResources after = settle(baseline);
+        watchdog.interrupt();
+        ledger.findOverdue(System.out);
+        return report(baseline, mid != null ? mid : baseline, after, drained, stillPending);
+    }
+
+    /** One scenario of each source and one engine created and disposed: drivers allocate lazily. */
+    private void warmUp() throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+        for (TicketSources.Source s : sources.sources()) {
+            for (int i = 0; i < 4; i++) {
+                scenario(s, new Random(i));
+            }
+        }
+        engines.churn(new Random(0));
+        while (scenariosOpen.get() > 0 && System.nanoTime() - end < 0) {
+            Thread.sleep(10);
+        }
+    }
+
+    private void work(TicketSources.Source source, long end) {
+        Semaphore room = new Semaphore(IN_FLIGHT);
+        Random r = new Random(source.name().hashCode() ^ System.nanoTime());
+        while (System.nanoTime() - end < 0) {
+            try {
+                if (!room.tryAcquire(100, TimeUnit.MILLISECONDS)) {
+                    continue;
+                }
+                scenario(source, r, room::release);
+                Thread.sleep(1 + r.nextInt(3));
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    private void scenario(TicketSources.Source source, Random r) {
+        scenario(source, r, () -> { });
+    }
+
+    /** Starts one scenario; {@code done} runs once its waits have ended and its tickets are finished. */
+    private void scenario(TicketSources.Source source, Random r, Runnable done) {
+        scenariosOpen.incrementAndGet();
+        List<Ticket> tickets = new ArrayList<>();
+        Runnable finish = () -> finishers.execute(() -> {
+            for (Ticket t : tickets) {
+                try {
+                    t.finish();
+                } catch (RuntimeException e) {
+                    ledger.problem("finishing " + t + ": " + e + stack(e));
+                }
+            }
+            scenariosOpen.decrementAndGet();
+            done.run();
+        });
+        try {
+            if (r.nextInt(4) == 0) {
+                group(source, r, tickets, finish);
+            } else {
+                single(source, r, tickets, finish);
+            }
+        } catch (RuntimeException e) {
+            ledger.problem("scenario on " + source.name() + ": " + e + stack(e));
+            finish.run();
+        }
+    }
+
+    private void single(TicketSources.Source source, Random r, List<Ticket> tickets, Runnable finish) {
+        Ticket t = source.mint().apply(r);
+        tickets.add(t);
+        SyncEngine engine = engines.pick(r);
+        int kind = r.nextInt(t.canFail() ? 7 : 6);
+        if (t.signalsItself() && (kind == 1 || kind == 6)) {
+            kind = 0;
+        }
+        String what = t.source() + "/" + scenarioName(kind);
+        count(what);
+        switch (kind) {
+            case 0 -> { // signalled, before or after subscription, from some thread
+                Duration timeout = r.nextInt(4) == 0 ? SyncPoint.FOREVER : LONG;
+                Ledger.Wait w = open(what, engine, t.signalsItself() || t.failsWithOthers() ? Expect.ANY
+                        : Expect.COMPLETE, -1, timeout, finish);
+                if (r.nextInt(5) == 0) {
+                    t.signal();
+                    w.signalledNow();
+                }
+                engine.await(t.waiter(), timeout).subscribe(w);
+                later(r, () -> {
+                    t.signal();
+                    w.signalledNow();
+                });
+            }
+            case 1 -> { // nobody signals it in time
+                Duration timeout = SHORT[r.nextInt(SHORT.length)];
+                engine.await(t.waiter(), timeout).subscribe(open(what, engine,
+                        t.failsWithOthers() ? Expect.ANY : Expect.TIMEOUT, -1, timeout, finish));
+            }
+            case 2 -> { // cancelled while pending
+                Ledger.Wait w = open(what, engine, Expect.ANY, -1, LONG, finish);
+                engine.await(t.waiter(), r.nextBoolean() ? LONG : SyncPoint.FOREVER).subscribe(w);
+                later(r, w::cancel);
+            }
+            case 3 -> { // a signal and a cancel race
+                Ledger.Wait w = open(what, engine, Expect.ANY, -1, LONG, finish);
+                engine.await(t.waiter(), LONG).subscribe(w);
+                later(r, () -> {
+                    t.signal();
+                    w.signalledNow();
+                });
+                later(r, w::cancel);
+            }
+            case 4 -> { // the application closes the handle while the wait is pending
+                Duration timeout = Duration.ofMillis(100 + r.nextInt(400));
+                Ledger.Wait w = open(what, engine, Expect.ANY, -1, timeout, finish);
+                engine.await(t.waiter(), timeout).subscribe(w);
+                later(r, () -> {
+                    w.disturb();
+                    t.closeWaiter();
+                });
+            }
+            case 5 -> { // a short timeout that the signal may or may not beat
+                Duration timeout = Duration.ofMillis(1 + r.nextInt(20));
+                Ledger.Wait w = open(what, engine, Expect.ANY, -1, timeout, finish);
+                engine.await(t.waiter(), timeout).subscribe(w);
+                later(r, t::signal);
+            }
+            default -> { // the driver fails the point
+                Ledger.Wait w = open(what, engine, Expect.ANY, -1, LONG, finish);
+                engine.await(t.waiter(), LONG).subscribe(w);
+                later(r, () -> {
+                    w.disturb();
+                    t.fail();
+                    w.signalledNow();
+                });
+            }
+        }
+    }
+
+    private static String scenarioName(int kind) {
+        return switch (kind) {
+            case 0 -> "signal";
+            case 1 -> "timeout";
+            case 2 -> "cancel";
+            case 3 -> "signal-cancel-race";
+            case 4 -> "close-while-pending";
+            case 5 -> "signal-timeout-race";
+            default -> "fail";
+        };
+    }
+
+    /** 2–4 points of this source (and sometimes a CPU one) through a group operator, all signalled. */
+    private void group(TicketSources.Source source, Random r, List<Ticket> tickets, Runnable finish) {
+        int n = 2 + r.nextInt(3);
+        List<SyncPoint> points = new ArrayList<>();
+        while (tickets.size() < n) {
+            Ticket t = tickets.size() == n - 1 && r.nextInt(3) == 0 && !sources.sources().isEmpty()
+                    ? sources.sources().get(0).mint().apply(r) : source.mint().apply(r);
+            if (t.point() == null) {
+                later(r, t::finish); // a fence: no point for a group
+                continue;
+            }
+            tickets.add(t);
+            points.add(t.point());
+        }
+        SyncEngine engine = engines.pick(r);
+        int op = r.nextInt(5);
+        String what = source.name() + "/" + List.of("awaitAll", "awaitAny", "awaitFirst", "awaitEach",
+                "awaitEachUnordered").get(op);
+        count(what);
+        boolean cancel = r.nextInt(6) == 0;
+        Expect expect = cancel || tickets.stream().anyMatch(Ticket::failsWithOthers) ? Expect.ANY : Expect.COMPLETE;
+        Ledger.Wait wait = open(what, engine, expect, op == 2 ? 1 : op >= 3 ? n : -1, LONG.multipliedBy(2), finish);
+        Publisher<?> operator = switch (op) {
+            case 0 -> engine.awaitAll(points, LONG);
+            case 1 -> engine.awaitAny(points, LONG);
+            case 2 -> engine.awaitFirst(points, LONG);
+            default -> Flux.range(0, n).transform(op == 3
+                    ? engine.awaitEach(points::get, 1 + r.nextInt(n), LONG)
+                    : engine.awaitEachUnordered(points::get, 1 + r.nextInt(n), LONG));
+        };
+        operator.subscribe(wait);
+        List<Ticket> order = new ArrayList<>(tickets);
+        java.util.Collections.shuffle(order, r);
+        for (Ticket t : order.subList(0, op == 1 || op == 2 ? 1 : order.size())) {
+            later(r, () -> {
+                t.signal();
+                if (op >= 1 && op <= 2 || t == order.getLast()) {
+                    wait.signalledNow();
+                }
+            });
+        }
+        if (cancel) {
+            later(r, wait::cancel);
+        }
+    }
+
+    private Ledger.Wait open(String what, SyncEngine engine, Expect expect, int items, Duration timeout,
+                             Runnable onEnd) {
+        long bound = timeout.equals(SyncPoint.FOREVER) ? TimeUnit.SECONDS.toNanos(60) : timeout.toNanos();
+        return ledger.open(what, engine, expect, items, bound, onEnd);
+    }
+
+    /** Runs {@code action} soon, from one of several threads: inline, an actor, or a Reactor parallel worker. */
+    private void later(Random r, Runnable action) {
+        Runnable guarded = () -> {
+            try {
+                action.run();
+            } catch (RuntimeException e) {
+                if (!(e instanceof IllegalStateException && stopping)) {
+                    ledger.problem("action: " + e + stack(e));
+                }
+            }
+        };
+        switch (r.nextInt(4)) {
+            case 0 -> guarded.run();
+            case 1 -> actors.execute(guarded);
+            case 2 -> actors.schedule(guarded, r.nextInt(20_000), TimeUnit.MICROSECONDS);
+            default -> Schedulers.parallel().schedule(guarded, r.nextInt(5_000), TimeUnit.MICROSECONDS);
+        }
+    }
+
+    private void count(String what) {
+        scenarios.computeIfAbsent(what, k -> new LongAdder()).increment();
+    }
+
+    private void churnEngines(long end) {
+        Random r = new Random();
+        while (System.nanoTime() - end < 0) {
+            try {
+                Thread.sleep(200 + r.nextInt(600));
+            } catch (InterruptedException e) {
+                return;
+            }
+            engines.churn(r);
+        }
+    }
+
+    /**
+     * Vulkan devices created, waited on and closed with the waits still pending: the device is destroyed once
+     * its last waiter is closed.
+     */
+    private void churnDevices(long end) {
+        Random r = new Random();
+        while (System.nanoTime() - end < 0) {
+            try {
+                Thread.sleep(300 + r.nextInt(700));
+                VulkanContext ctx = VulkanContext.create();
+                devicesChurned.incrementAndGet();
+                List<SyncPoint.Vulkan> points = new ArrayList<>();
+                AtomicInteger open = new AtomicInteger(4);
+                for (int i = 0; i < 4; i++) {
+                    SyncPoint.Vulkan p = ctx.device().createTimelineSemaphore(0);
+                    points.add(p);
+                    SyncEngine engine = engines.pick(r);
+                    boolean signal = i % 2 == 0;
+                    Duration timeout = Duration.ofMillis(50 + r.nextInt(100));
+                    Ledger.Wait w = open("vulkan-device-churn/" + (signal ? "signal" : "timeout"), engine,
+                            Expect.ANY, -1, timeout, () -> {
+                                if (open.decrementAndGet() == 0) {
+                                    finishers.execute(() -> points.forEach(q -> q.waiter().close()));
+                                }
+                            });
+                    engine.await(p.withValue(1), timeout).subscribe(w);
+                    if (signal) {
+                        ctx.device().hostSignal(p.semaphore(), 1);
+                    }
+                }
+                ctx.close(); // waits pending: the device outlives the view until the last waiter is closed
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                ledger.problem("device churn: " + e + stack(e));
+            }
+        }
+    }
+
+    private void watch() {
+        while (!Thread.currentThread().isInterrupted()) {
+            try {
+                Thread.sleep(250);
+            } catch (InterruptedException e) {
+                return;
+            }
+            ledger.findOverdue(System.out);
+        }
+    }
+
+    private boolean awaitDrained() throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        while (scenariosOpen.get() > 0 || ledger.liveCount() > 0) {
+            if (System.nanoTime() - deadline > 0) {
+                ledger.problem(scenariosOpen.get() + " scenarios and " + ledger.liveCount()
+                        + " waits still open 90 s after the end");
+                Ledger.dumpThreads(System.out);
+                return false;
+            }
+            Thread.sleep(20);
+        }
+        return true;
+    }
+
+    /** Waits (10 s at most) until fds and gpusync threads are back to the baseline; returns the last reading. */
+    private static ProcessResources settle(ProcessResources baseline) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        ProcessResources now;
+        do {
+            System.gc();
+            Thread.sleep(200);
+            now = ProcessResources.now();
+        } while ((now.fds() > baseline.fds() || now.gpusyncThreadCount() > baseline.gpusyncThreadCount())
+                && System.nanoTime() - deadline < 0);
+        return now;
+    }
+
+    private int report(ProcessResources baseline, ProcessResources mid, ProcessResources after, boolean drained,
+                       int stillPending) {
+        scenarios.entrySet().stream().sorted(Map.Entry.comparingByKey())
+                .forEach(e -> System.out.println("SOAK scenario " + e.getKey() + " " + e.getValue().sum()));
+        System.out.println("SOAK engines churned " + engines.churned.get() + ", Vulkan devices churned "
+                + devicesChurned.get());
+        System.out.println("SOAK resources baseline " + baseline + " -> 40 % " + mid + " -> after " + after + " "
+                + after.gpusyncThreads());
+        long rssGrowthMiB = (after.rssKiB() - mid.rssKiB()) / 1024;
+        List<String> failures = new ArrayList<>();
+        if (after.fds() > baseline.fds()) {
+            failures.add("fds " + baseline.fds() + " -> " + after.fds());
+        }
+        if (after.gpusyncThreadCount() > baseline.gpusyncThreadCount()) {
+            failures.add("gpusync threads " + baseline.gpusyncThreads() + " -> " + after.gpusyncThreads());
+        }
+        if (rssGrowthMiB > 48) {
+            failures.add("RSS grew by " + rssGrowthMiB + " MiB after 40 % of the run");
+        }
+        if (!drained || ledger.problemCount() > 0) {
+            failures.add(ledger.problemCount() + " problems");
+        }
+        if (stillPending > 0) {
+            failures.add(stillPending + " waits still pending in the engines");
+        }
+        String verdict = failures.isEmpty() ? "SOAK PASS" : "SOAK FAIL " + failures;
+        System.out.println(verdict + " seconds=" + seconds + " " + counts() + " rssGrowthMiB=" + rssGrowthMiB
+                + " maxLateMs=" + Math.max(0, ledger.maxLateNanos.get() / 1_000_000)
+                + " devicesChurned=" + devicesChurned.get() + " enginesChurned=" + engines.churned.get());
+        return failures.isEmpty() ? 0 : 1;
+    }
+
+    private String counts() {
+        return "waits=" + ledger.subscribed.sum() + " completed=" + ledger.completed.sum() + " timedOut="
+                + ledger.timedOut.sum() + " failed=" + ledger.failed.sum() + " cancelled=" + ledger.cancelled.sum()
+                + " lost=" + ledger.lost.sum() + " doubleEnds=" + ledger.doubleEnds.sum() + " wrongOutcomes="
+                + ledger.wrongOutcomes.sum() + " problems=" + ledger.problemCount() + " open=" + ledger.liveCount();
+    }
+
+    private static String stack(Throwable t) {
+        java.io.StringWriter w = new java.io.StringWriter();
+        t.printStackTrace(new java.io.PrintWriter(w));
+        return "\n" + w;
+    }
+
+    /** The engines waits go to: a few long-lived configurations, the default engine, and one replaced often. */
+    private final class Engines {
+        private final List<SyncEngine> stable = List.of(
+                GpuSync.defaultEngine(),
+                GpuSync.builder().name("soak-zero-spin").spinBudget(Duration.ZERO).build(),
+                GpuSync.builder().name("soak-small-pool").waiterThreads(2).blockingSlice(Duration.ofMillis(20))
+                        .pollerThreads(1).build());
+        private volatile SyncEngine current = GpuSync.builder().name("soak-churn").build();
+        private final AtomicLong churned = new AtomicLong();
+
+        SyncEngine pick(Random r) {
+            int i = r.nextInt(stable.size() + 1);
+            return i == stable.size() ? current : stable.get(i);
+        }
+
+        /** A new churned engine; the old one is disposed with its waits pending, from one of several threads. */
+        void churn(Random r) {
+            SyncEngine old = current;
+            current = GpuSync.builder().name("soak-churn").waiterThreads(1 + r.nextInt(4))
+                    .spinBudget(r.nextBoolean() ? Duration.ZERO : Duration.ofNanos(50_000)).build();
+            churned.incrementAndGet();
+            switch (r.nextInt(3)) {
+                case 0 -> old.dispose();
+                case 1 -> Schedulers.parallel().schedule(old::dispose);
+                default -> actors.schedule(old::dispose, r.nextInt(50), TimeUnit.MILLISECONDS);
+            }
+        }
+
+        void disposeChurned() {
+            current.dispose();
+            for (SyncEngine e : stable) {
+                if (e != GpuSync.defaultEngine()) {
+                    e.dispose();
+                }
+            }
+        }
+
+        int stillPending() {
+            return stable.stream().mapToInt(SyncEngine::pendingWaits).sum();
+        }
+    }
+}

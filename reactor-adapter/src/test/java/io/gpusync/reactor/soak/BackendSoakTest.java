@@ -1,0 +1,71 @@
+package io.gpusync.reactor.soak;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every backend of this machine at once, in one JVM under glibc's malloc checker, for
+ * {@code -Dgpusync.soak.seconds} (45 by default): no crash, every wait ends exactly once within its bound, and
+ * fds, gpusync's threads and resident memory come back to their baseline ({@link BackendSoak} checks all of
+ * it and prints the figures). A longer run:
+ * {@code mvn -B -pl reactor-adapter -am verify -Dtest=BackendSoakTest -Dsurefire.failIfNoSpecifiedTests=false
+ * -Dgpusync.soak.seconds=120}.
+ */
+class BackendSoakTest {
+    private static final Path MALLOC_DEBUG = Path.of("/usr/lib/x86_64-linux-gnu/libc_malloc_debug.so.0");
+
+    @Test
+    void everyBackendAtOnceUnderTheMallocCheckerCrashesNothingAndLosesNoWait() throws Exception {
+        long seconds = Long.getLong("gpusync.soak.seconds", 45);
+        List<String> cmd = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-Xms256m", "-Xmx256m", "-XX:+AlwaysPreTouch",
+                "-cp", System.getProperty("java.class.path"),
+                BackendSoak.class.getName(), "--seconds", Long.toString(seconds)));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        Map<String, String> env = pb.environment();
+        String preload = Path.of(System.getProperty("java.home"), "lib", "libjsig.so").toString();
+        if (Files.exists(MALLOC_DEBUG)) {
+            preload += ":" + MALLOC_DEBUG;
+            env.put("MALLOC_CHECK_", "3");
+            env.put("MALLOC_PERTURB_", Integer.toString(1 + (int) (System.nanoTime() & 0xfe)));
+        }
+        env.put("LD_PRELOAD", preload);
+        Process child = pb.start();
+        ByteArrayOutputStream output = new ByteArrayOutputStream();
+        Thread reader = Thread.ofPlatform().daemon().start(() -> copy(child.getInputStream(), output));
+        boolean exited = child.waitFor(seconds + 180, TimeUnit.SECONDS);
+        if (!exited) { // a thread dump into its output, then end it
+            new ProcessBuilder("kill", "-3", Long.toString(child.pid())).start().waitFor(5, TimeUnit.SECONDS);
+            Thread.sleep(2_000);
+            child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        reader.join(10_000);
+        String out = output.toString(StandardCharsets.UTF_8);
+        System.out.println(out.lines().filter(l -> !l.startsWith("\t")).limit(400)
+                .reduce("", (a, b) -> a + b + "\n"));
+        assertThat(exited).as("the soak ended; output:%n%s", out).isTrue();
+        assertThat(child.exitValue()).as("the soak's exit status (134: abort, 139: SIGSEGV); output:%n%s", out)
+                .isZero();
+        assertThat(out).contains("SOAK PASS");
+    }
+
+    private static void copy(InputStream in, ByteArrayOutputStream out) {
+        try {
+            in.transferTo(out);
+        } catch (java.io.IOException ignored) {
+            // the child ended
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package io.gpusync.reactor.soak;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+/**
+ * What the process holds, read from {@code /proc/self}: open fds, native threads (drivers' too), gpusync's own
+ * threads by name prefix, and resident memory.
+ */
+record ProcessResources(int fds, int nativeThreads, TreeMap<String, Integer> gpusyncThreads, long rssKiB) {
+
+    static ProcessResources now() {
+        TreeMap<String, Integer> ours = new TreeMap<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith("gpusync-")) {
+                ours.merge(t.getName().replaceAll("-\\d+$", ""), 1, Integer::sum);
+            }
+        }
+        return new ProcessResources(count(Path.of("/proc/self/fd")), count(Path.of("/proc/self/task")), ours,
+                status("VmRSS:"));
+    }
+
+    int gpusyncThreadCount() {
+        return gpusyncThreads.values().stream().mapToInt(Integer::intValue).sum();
+    }
+
+    private static int count(Path dir) {
+        try (Stream<Path> s = Files.list(dir)) {
+            return (int) s.count();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static long status(String key) {
+        try {
+            List<String> lines = Files.readAllLines(Path.of("/proc/self/status"));
+            for (String l : lines) {
+                if (l.startsWith(key)) {
+                    return Long.parseLong(l.substring(key.length()).trim().split("\\s+")[0]);
+                }
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        return -1;
+    }
+
+    @Override
+    public String toString() {
+        return "fds=" + fds + " threads=" + nativeThreads + " gpusyncThreads=" + gpusyncThreadCount()
+                + " rss=" + rssKiB / 1024 + "MiB";
+    }
+}
