@@ -39,6 +39,8 @@ final class DeviceState {
     final NativeAnchor anchor;
     final DeviceWaitSet waitSet;
     final WakeSemaphore wakeSemaphore;
+    /** The semaphores gpusync owns on this device, by handle, until they are destroyed. */
+    final Map<Long, NativeAnchor> ownedSemaphores = new java.util.concurrent.ConcurrentHashMap<>();
     private final NativeAnchor views;
     private final String description;
     private volatile boolean lost;

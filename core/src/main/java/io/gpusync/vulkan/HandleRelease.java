@@ -8,24 +8,32 @@ import io.gpusync.spi.NativeAnchor;
  * {@link NativeAnchor} requires; {@code token} is the owner of {@code deviceHold} and must stay reachable
  * as long as this action can run.
  */
-record HandleRelease(DeviceFunctions fns, long semaphore, long fence, Object token, NativeAnchor.Claim deviceHold)
+record HandleRelease(DeviceState state, long semaphore, long fence, Object token, NativeAnchor.Claim deviceHold)
         implements Runnable {
 
-    /** An owned-handle anchor for {@code semaphore} and/or {@code fence} (0 = none) on {@code state}. */
+    /**
+     * An owned-handle anchor for {@code semaphore} and/or {@code fence} (0 = none) on {@code state}; an owned
+     * semaphore is listed in the state, so that a host signal through gpusync holds it for its call.
+     */
     static NativeAnchor anchor(DeviceState state, String what, long semaphore, long fence) {
         Object token = new Object();
         NativeAnchor.Claim hold = state.anchor.claim(token);
-        return NativeAnchor.adopt(what, new HandleRelease(state.fns, semaphore, fence, token, hold));
+        NativeAnchor anchor = NativeAnchor.adopt(what, new HandleRelease(state, semaphore, fence, token, hold));
+        if (semaphore != 0) {
+            state.ownedSemaphores.put(semaphore, anchor);
+        }
+        return anchor;
     }
 
     @Override
     public void run() {
         try {
             if (fence != 0) {
-                fns.destroyFence(fence);
+                state.fns.destroyFence(fence);
             }
             if (semaphore != 0) {
-                fns.destroySemaphore(semaphore);
+                state.ownedSemaphores.remove(semaphore);
+                state.fns.destroySemaphore(semaphore);
             }
         } finally {
             deviceHold.close();

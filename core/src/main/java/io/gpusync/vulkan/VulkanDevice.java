@@ -219,15 +219,35 @@ public final class VulkanDevice implements AutoCloseable {
      * or below it wake. Refuses a value not above the current counter — Vulkan requires strictly
      * increasing values, and drivers answer a violation with {@code VK_ERROR_DEVICE_LOST} (lavapipe loses
      * the device for good). The check and the signal are not atomic against other signallers of the same
-     * semaphore, which Vulkan forbids anyway. For a semaphore gpusync adopted, keep one of its waiters open until
-     * this call returns: the wait this signal ends may drop the last hold on it, and a driver may still touch the
-     * semaphore after waking its waiters (Mesa does so with an EGL sync: {@code EglReusableSync}).
+     * semaphore, which Vulkan forbids anyway. A semaphore gpusync adopted is held for the whole call: a wait
+     * that this signal ends cannot destroy it while the driver is still inside {@code vkSignalSemaphore} (drivers
+     * may touch a primitive after waking its waiters). The application's own calls on an adopted semaphore
+     * ({@code vkSignalSemaphore}, a {@code vkQueueSubmit} that signals it) must keep one of its waiters open
+     * until they have returned, and until the submission has executed.
      *
+     * @throws IllegalStateException        if gpusync adopted the semaphore and its last waiter was closed
+     *                                      as the call began (never signal a semaphore whose last waiter is
+     *                                      closed: its handle may be gone)
      * @throws SyncInvalidArgumentException if {@code value} is not above the current counter (unsigned)
      * @throws io.gpusync.DeviceLostException if the device is lost
      */
     public void hostSignal(long semaphore, long value) {
         requireHandle(semaphore, "timeline VkSemaphore");
+        NativeAnchor owned = state.ownedSemaphores.get(semaphore);
+        if (owned != null && !owned.tryEnter()) {
+            throw new IllegalStateException("timeline VkSemaphore " + hex(semaphore) + " on " + state
+                    + " has been destroyed: its last waiter was closed");
+        }
+        try {
+            signalHeld(semaphore, value);
+        } finally {
+            if (owned != null) {
+                owned.exit(); // the driver is done with it: its last waiter may now destroy it
+            }
+        }
+    }
+
+    private void signalHeld(long semaphore, long value) {
         mint(() -> {
             String what = "vkSignalSemaphore(VkSemaphore " + hex(semaphore) + ", " + Long.toUnsignedString(value)
                     + ") on " + state;

@@ -46,6 +46,33 @@ class VulkanLifetimeTest extends OnLavapipe {
         assertThatThrownBy(() -> p1.withValue(2)).isInstanceOf(IllegalStateException.class);
     }
 
+    /**
+     * A host signal through gpusync holds an adopted semaphore for its whole call: the wait it ends may close the
+     * last waiter at once (here the woken thread does), and the semaphore is then destroyed exactly once, by
+     * whichever of the two threads lets go last — never under {@code vkSignalSemaphore}.
+     */
+    @Test
+    void aSignalAndTheCloseOfTheLastWaiterItWokeDestroyTheSemaphoreOnceAfterTheCall() throws Exception {
+        long before = destroyed();
+        int rounds = 200;
+        for (int round = 0; round < rounds; round++) {
+            SyncPoint.Vulkan p0 = device.createTimelineSemaphore(0);
+            SyncPoint p1 = p0.withValue(1);
+            CompletableFuture<Void> waiting = onPlatformThread(() -> {
+                p1.await(SyncPoint.FOREVER);
+                p0.waiter().close(); // the woken thread drops the last holds at once
+                p1.waiter().close();
+            });
+            if (round % 4 == 0) {
+                settle();
+            }
+            device.hostSignal(p0.semaphore(), 1);
+            waiting.get(5, TimeUnit.SECONDS);
+            p1.waiter().whenReleased().toCompletableFuture().get(5, TimeUnit.SECONDS);
+        }
+        assertThat(destroyed()).isEqualTo(before + rounds);
+    }
+
     @Test
     void anAdoptedSemaphoreIsDestroyedExactlyOnceWhenItsLastReboundWaiterCloses() {
         long raw = device.state.fns.createSemaphore(true, 0);

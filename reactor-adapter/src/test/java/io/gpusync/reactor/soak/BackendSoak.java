@@ -304,11 +304,13 @@ public final class BackendSoak {
         operator.subscribe(wait);
         List<Ticket> order = new ArrayList<>(tickets);
         java.util.Collections.shuffle(order, r);
-        for (Ticket t : order.subList(0, op == 1 || op == 2 ? 1 : order.size())) {
+        List<Ticket> signalled = order.subList(0, op == 1 || op == 2 ? 1 : order.size());
+        AtomicInteger toSignal = new AtomicInteger(signalled.size());
+        for (Ticket t : signalled) {
             later(r, () -> {
                 t.signal();
-                if (op >= 1 && op <= 2 || t == order.getLast()) {
-                    wait.signalledNow();
+                if (toSignal.decrementAndGet() == 0) {
+                    wait.signalledNow(); // every signal the operator needs has been given
                 }
             });
         }
@@ -430,7 +432,7 @@ public final class BackendSoak {
             System.gc();
             Thread.sleep(200);
             now = ProcessResources.now();
-        } while ((now.fds() > baseline.fds() || now.gpusyncThreadCount() > baseline.gpusyncThreadCount())
+        } while ((now.fds() > baseline.fds() || now.engineThreadCount() > baseline.engineThreadCount())
                 && System.nanoTime() - deadline < 0);
         return now;
     }
@@ -448,7 +450,7 @@ public final class BackendSoak {
         if (after.fds() > baseline.fds()) {
             failures.add("fds " + baseline.fds() + " -> " + after.fds());
         }
-        if (after.gpusyncThreadCount() > baseline.gpusyncThreadCount()) {
+        if (after.engineThreadCount() > baseline.engineThreadCount()) {
             failures.add("gpusync threads " + baseline.gpusyncThreads() + " -> " + after.gpusyncThreads());
         }
         if (rssGrowthMiB > 48) {

@@ -110,6 +110,8 @@ final class Ledger {
         final AtomicBoolean over = new AtomicBoolean();
         final AtomicBoolean reportedLost = new AtomicBoolean();
         volatile long deadline;
+        volatile long signalledAt;
+        final long openedAt = System.nanoTime();
         volatile boolean disturbed;
         private volatile Subscription subscription;
         private volatile boolean cancelRequested;
@@ -126,7 +128,8 @@ final class Ledger {
 
         /** The point was just signalled: the wait must now end within the grace. */
         void signalledNow() {
-            long d = System.nanoTime() + graceNanos;
+            signalledAt = System.nanoTime();
+            long d = signalledAt + graceNanos;
             if (d - deadline < 0) {
                 deadline = d;
             }
@@ -202,7 +205,11 @@ final class Ledger {
             };
             if (wrong != null && !quiet) {
                 wrongOutcomes.increment();
-                problem(what + " (#" + id + "): " + wrong + (error != null ? stackOf(error) : ""));
+                long now = System.nanoTime();
+                String timing = signalledAt == 0 ? " (no signal recorded; ended after " + (now - openedAt) / 1_000_000
+                        + " ms)" : " (signalled " + (signalledAt - openedAt) / 1_000_000 + " ms after opening, ended "
+                        + (now - signalledAt) / 1_000_000 + " ms after the signal)";
+                problem(what + " (#" + id + "): " + wrong + timing + (error != null ? stackOf(error) : ""));
             }
             finishOnce();
         }

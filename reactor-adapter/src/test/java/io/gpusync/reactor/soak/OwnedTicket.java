@@ -24,6 +24,7 @@ abstract class OwnedTicket implements Ticket {
     private boolean signalled;  // guarded by this
     private boolean finished;   // guarded by this
     private boolean waiterClosed; // guarded by this
+    private int signalsInCall;    // guarded by this: signal()/fail() calls still inside the driver
 
     OwnedTicket(String source, SyncPoint awaited, SyncWaiter waiter, boolean waiterOwnsPrimitive) {
         this.source = source;
@@ -73,8 +74,13 @@ abstract class OwnedTicket implements Ticket {
                 return;
             }
             signalled = true;
+            signalsInCall++;
         }
-        doSignal();
+        try {
+            doSignal();
+        } finally {
+            leftTheCall();
+        }
     }
 
     @Override
@@ -84,8 +90,35 @@ abstract class OwnedTicket implements Ticket {
                 return;
             }
             signalled = true;
+            signalsInCall++;
         }
-        doFail();
+        try {
+            doFail();
+        } finally {
+            leftTheCall();
+        }
+    }
+
+    private synchronized void leftTheCall() {
+        signalsInCall--;
+        notifyAll();
+    }
+
+    /** An application keeps its handles until its own calls on them have returned. */
+    private synchronized void awaitCallsReturned() {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (signalsInCall > 0) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new IllegalStateException(this + ": a signal call did not return within 10 s");
+            }
+            try {
+                wait(left / 1_000_000 + 1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     /**
@@ -120,6 +153,7 @@ abstract class OwnedTicket implements Ticket {
         if (signalNow) {
             doSignal();
         }
+        awaitCallsReturned();
         if (awaitSignal) {
             awaitLanded();
         }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 
@@ -26,6 +27,17 @@ record ProcessResources(int fds, int nativeThreads, TreeMap<String, Integer> gpu
 
     int gpusyncThreadCount() {
         return gpusyncThreads.values().stream().mapToInt(Integer::intValue).sum();
+    }
+
+    /**
+     * gpusync's threads other than the shared default engine's (never disposed; its idle pool and wait-set
+     * threads retire on their own timers) and gpusync's process-wide ones (cleaner, housekeeping).
+     */
+    int engineThreadCount() {
+        return gpusyncThreads.entrySet().stream()
+                .filter(e -> !e.getKey().startsWith("gpusync-default-") && !e.getKey().equals("gpusync-cleaner")
+                        && !e.getKey().equals("gpusync-housekeeping"))
+                .mapToInt(Map.Entry::getValue).sum();
     }
 
     private static int count(Path dir) {
