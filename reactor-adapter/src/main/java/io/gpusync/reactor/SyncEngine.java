@@ -105,7 +105,7 @@ public final class SyncEngine implements Disposable {
         // Netty's classes are touched only through NettyLoops, and only when Netty 4.2 with epoll is there
         if (b.eventLoopGroup != null) {
             this.loops = NettyLoops.shared(b.eventLoopGroup);
-        } else if (NettyPresence.epollUsable()) {
+        } else if (!b.jdkLoops && NettyPresence.epollUsable()) {
             this.loops = NettyLoops.own(b.eventLoopThreads, new EngineThreads(name, "loop"));
         } else {
             this.loops = new JdkLoops(b.eventLoopThreads, new EngineThreads(name, "loop"));
@@ -635,8 +635,15 @@ public final class SyncEngine implements Disposable {
         private Scheduler deliverOn;
         private Scheduler timer;
         private Object meterRegistry;
+        private boolean jdkLoops;
 
         Builder() {
+        }
+
+        /** Tests: the loops of an engine without Netty ({@link JdkLoops}), with Netty on the class path. */
+        Builder jdkLoops() {
+            this.jdkLoops = true;
+            return this;
         }
 
         /** Names the engine (thread names, metric tag). */
