@@ -246,6 +246,56 @@ class EngineBlockHoundTest {
         return t.getName().startsWith("gpusync-bh-own-") && t.getName().contains("-loop-");
     }
 
+    /**
+     * {@code dispose()} on a Reactor parallel thread and on a Netty loop returns without blocking, and every pending
+     * wait (one of each path, blocking ones past the pool's cap included) ends with {@link SyncCancelledException}.
+     */
+    @Test
+    void disposeOnAParallelThreadOrANettyLoopBlocksNothingAndEndsEveryPendingWait() throws Exception {
+        EventExecutor loop = serverLoops.next();
+        for (Executor on : List.<Executor>of(task -> Schedulers.parallel().schedule(task), loop)) {
+            SyncEngine engine = GpuSync.builder().name("bh-dispose").waiterThreads(1).build();
+            Contention c = new Contention(engine);
+            try {
+                c.wave(List.of(on));
+                CountDownLatch returned = new CountDownLatch(1);
+                on.execute(() -> {
+                    engine.dispose();
+                    returned.countDown();
+                });
+                assertThat(returned.await(10, TimeUnit.SECONDS)).isTrue();
+                c.awaitAllEnded(Duration.ofSeconds(10));
+                assertThat(c.unexpected).isEmpty();
+            } finally {
+                engine.dispose();
+                c.close();
+            }
+        }
+    }
+
+    /**
+     * {@code disposeGracefully()} subscribed on a Netty loop blocks nothing, ends the pending waits, and completes
+     * only once no thread of the engine (its own loop, poller, waiter and wait-set threads) is left.
+     */
+    @Test
+    void disposeGracefullyOnANettyLoopBlocksNothingAndCompletesOnceTheEnginesThreadsHaveEnded() throws Exception {
+        SyncEngine engine = GpuSync.builder().name("bh-graceful").waiterThreads(1).build();
+        Contention c = new Contention(engine);
+        try {
+            EventExecutor loop = serverLoops.next();
+            c.wave(List.of(loop));
+            assertThat(EngineThreadsProbe.threadsOf(engine)).isPositive();
+            StepVerifier.create(engine.disposeGracefully().subscribeOn(Schedulers.fromExecutor(loop)))
+                    .expectComplete()
+                    .verify(Duration.ofSeconds(10));
+            assertThat(EngineThreadsProbe.threadsOf(engine)).isZero();
+            c.awaitAllEnded(Duration.ofSeconds(10));
+            assertThat(c.unexpected).isEmpty();
+        } finally {
+            c.close();
+        }
+    }
+
     /** Whose loops a contended engine uses. */
     enum Loops {
         /** Its own Netty epoll loops. */
@@ -275,9 +325,11 @@ class EngineBlockHoundTest {
      * pool is capped at 3 threads: blocking waits that end at once (the pool's threads come and go under the
      * subscribers), {@code Duration.ZERO} probes, 1 ms timeouts (released on parallel threads) and waits of every
      * path that stay pending (more blocking ones than the cap: the rest overflow to the pollers). Then a second
-     * wave races the engine's disposal, from a parallel thread, a server loop or a wait's completion on the
-     * engine's hand-off loop, with every wait of the first wave still pending. No non-blocking thread blocks, and
-     * every wait ends: the pending ones with the disposal's {@link SyncCancelledException}.
+     * wave races the engine's disposal ({@code dispose()} or a subscription to {@code disposeGracefully()}), from a
+     * parallel thread, a server loop or a wait's completion on the engine's hand-off loop, with every wait of the
+     * first wave still pending. No non-blocking thread blocks, every wait ends (the pending ones with the
+     * disposal's {@link SyncCancelledException}), and {@code disposeGracefully()} completes with no thread of the
+     * engine left.
      */
     @RepeatedTest(20)
     void contendedWaitsOfEveryPathAndADisposalWithWaitsPendingBlockNoNonBlockingThread(RepetitionInfo info)
@@ -285,6 +337,7 @@ class EngineBlockHoundTest {
         int r = info.getCurrentRepetition() - 1;
         Loops loops = Loops.values()[r % 3];
         Disposer disposer = Disposer.values()[(r / 3) % 3];
+        boolean graceful = r % 2 == 1;
         SyncEngine.Builder builder = GpuSync.builder().name("bh-" + loops.name().toLowerCase() + "-" + r)
                 .waiterThreads(3);
         if (loops == Loops.SERVER) {
@@ -302,12 +355,15 @@ class EngineBlockHoundTest {
             for (Scheduler.Worker w : PARALLEL_WORKERS) {
                 subscribers.add(w::schedule);
             }
-            c.timeline.signal(QUICK);
             CountDownLatch disposed = new CountDownLatch(1);
             AtomicLong disposeNanos = new AtomicLong();
             Runnable dispose = () -> {
                 long t0 = System.nanoTime();
-                engine.dispose();
+                if (graceful) {
+                    engine.disposeGracefully().subscribe();
+                } else {
+                    engine.dispose();
+                }
                 disposeNanos.set(System.nanoTime() - t0);
                 disposed.countDown();
             };
@@ -328,6 +384,8 @@ class EngineBlockHoundTest {
             c.awaitAllEnded(Duration.ofSeconds(20));
             assertThat(c.unexpected).as("outcomes (dispose took %d us on a %s)", disposeNanos.get() / 1000, disposer)
                     .isEmpty();
+            StepVerifier.create(engine.disposeGracefully()).expectComplete().verify(Duration.ofSeconds(20));
+            assertThat(EngineThreadsProbe.threadsOf(engine)).as("threads of the engine left").isZero();
         } finally {
             engine.dispose();
             c.close();
@@ -356,6 +414,7 @@ class EngineBlockHoundTest {
 
         Contention(SyncEngine engine) {
             this.engine = engine;
+            timeline.signal(QUICK);
         }
 
         /** Runs one wave on every subscriber at once and waits (on the test thread) until all have subscribed. */
