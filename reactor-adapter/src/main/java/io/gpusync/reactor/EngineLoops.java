@@ -14,8 +14,8 @@ interface EngineLoops extends Executor {
     WaitStrategy fdWatcher();
 
     /**
-     * Stops the loops if the engine created them (never a user's): waits up to 5 s for them to stop,
-     * except when called from one of them.
+     * Starts stopping the loops if the engine created them (never a user's) and returns without waiting: tasks
+     * already handed over still run; the engine's {@link EngineThreads} tells when the threads have ended.
      */
     void shutdown();
 }

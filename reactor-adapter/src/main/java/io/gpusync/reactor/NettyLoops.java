@@ -6,8 +6,6 @@ import io.netty.channel.IoEventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.util.concurrent.EventExecutor;
-import io.netty.util.concurrent.Future;
 
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -20,11 +18,11 @@ import java.util.concurrent.TimeUnit;
  */
 final class NettyLoops implements EngineLoops {
     private final IoEventLoopGroup group;
-    /** The threads of the engine's own loops; {@code null} for a user's. */
-    private final LoopThreads owned;
+    /** Whether the engine created the loops (and so shuts them down). */
+    private final boolean owned;
     private final EpollFdWatcher fdWatcher;
 
-    private NettyLoops(IoEventLoopGroup group, LoopThreads owned) {
+    private NettyLoops(IoEventLoopGroup group, boolean owned) {
         this.group = group;
         this.owned = owned;
         this.fdWatcher = EpollFdWatcher.on(group);
@@ -42,14 +40,13 @@ final class NettyLoops implements EngineLoops {
 
     /** The engine's own epoll loops; {@link #epollAvailable()} must hold. */
     static EngineLoops own(int threads, ThreadFactory threadFactory) {
-        LoopThreads loopThreads = new LoopThreads(threadFactory);
-        return new NettyLoops(new MultiThreadIoEventLoopGroup(threads, loopThreads, EpollIoHandler.newFactory()),
-                loopThreads);
+        return new NettyLoops(new MultiThreadIoEventLoopGroup(threads, threadFactory, EpollIoHandler.newFactory()),
+                true);
     }
 
     /** A user's loops, checked by {@link #requireEpollGroup} (never shut down by the engine). */
     static EngineLoops shared(Object group) {
-        return new NettyLoops((IoEventLoopGroup) group, null);
+        return new NettyLoops((IoEventLoopGroup) group, false);
     }
 
     /**
@@ -81,24 +78,16 @@ final class NettyLoops implements EngineLoops {
         return fdWatcher;
     }
 
+    /** Starts shutting the engine's own loops down (no quiet period) and returns; a user's are left alone. */
     @Override
     public void shutdown() {
-        if (owned == null) {
-            return;
+        if (owned) {
+            group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        Future<?> stopped = group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
-        for (EventExecutor e : group) {
-            if (e.inEventLoop()) {
-                return; // called from one of them: it stops once the calling code returns
-            }
-        }
-        stopped.awaitUninterruptibly(5, TimeUnit.SECONDS);
-        owned.join(deadline); // the group says it has terminated just before its threads exit
     }
 
     @Override
     public String toString() {
-        return "NettyLoops[" + group + (owned != null ? ", owned" : ", shared") + "]";
+        return "NettyLoops[" + group + (owned ? ", owned" : ", shared") + "]";
     }
 }

@@ -23,6 +23,8 @@ final class NettyPresence {
             + " needs no Netty: fd waits then take the BLOCKING path.";
 
     private static final ClassLoader LOADER = NettyPresence.class.getClassLoader();
+    /** Netty's common classes (4.1 or 4.2): its event loops' threads can be recognised. */
+    static final boolean COMMON = present("io.netty.util.concurrent.FastThreadLocalThread");
     /** Netty 4.2's transport API (absent from 4.1). */
     static final boolean TRANSPORT_4_2 = present("io.netty.channel.IoEventLoopGroup");
     /** The epoll transport's classes (of 4.2: EpollIoHandler is new in 4.2). */

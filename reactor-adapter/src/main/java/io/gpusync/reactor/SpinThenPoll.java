@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
@@ -91,6 +92,7 @@ final class SpinThenPoll implements WaitStrategy {
 
     // nothing to release: the poller drops done waits at its next pass
 
+    /** Tells the pollers to stop; never waits (the engine's {@link EngineThreads} tells when they have ended). */
     @Override
     public void shutdown() {
         for (Poller p : pollers) {
@@ -106,6 +108,7 @@ final class SpinThenPoll implements WaitStrategy {
         private final ThreadFactory threads;
         private long lastActivity;
         private volatile Thread thread;
+        private final AtomicBoolean started = new AtomicBoolean();
         private volatile boolean idleParked;
         private volatile boolean stopped;
 
@@ -115,39 +118,33 @@ final class SpinThenPoll implements WaitStrategy {
             this.threads = threads;
         }
 
+        /**
+         * Queues the wait; the first wait starts the thread. Takes no lock (a subscriber that found another one
+         * starting the thread would have waited for that start): whoever wins the CAS starts it, and the thread
+         * drains what was queued meanwhile.
+         */
         void add(PendingWait wait) {
             incoming.offer(wait);
             Thread t = thread;
-            if (t == null) {
-                synchronized (this) {
-                    if (thread == null && !stopped) {
-                        thread = threads.newThread(this);
-                        thread.start();
-                    }
-                    t = thread;
-                }
+            if (t == null && !stopped && started.compareAndSet(false, true)) {
+                t = threads.newThread(this);
+                thread = t;
+                t.start();
             }
             if (idleParked && t != null) {
                 LockSupport.unpark(t);
             }
         }
 
+        /**
+         * Tells the thread to stop, without waiting: it ends after its current pass (a thread started after this
+         * sees {@code stopped} before its first pass).
+         */
         void stop() {
             stopped = true;
-            Thread t;
-            synchronized (this) {
-                t = thread;
-            }
+            Thread t = thread;
             if (t != null) {
                 LockSupport.unpark(t);
-                if (t == Thread.currentThread()) {
-                    return; // stopped from a completion on this poller: it ends when that code returns
-                }
-                try {
-                    t.join(5_000);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
             }
         }
 

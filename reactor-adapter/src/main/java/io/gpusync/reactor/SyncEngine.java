@@ -69,8 +69,9 @@ import java.util.function.Supplier;
  *
  * <p><b>Disposal.</b> {@link #dispose()}, from any thread (the engine's own included), terminates every
  * pending wait with {@link SyncCancelledException}, stops the engine's threads and, if the engine created it,
- * its event loop group; later subscriptions fail the same way. The shared {@link GpuSync#defaultEngine()}
- * ignores {@code dispose()}.
+ * its event loop group; later subscriptions fail the same way. On a non-blocking thread it returns at once;
+ * {@link #disposeGracefully()} disposes without blocking anyone and tells when every thread has ended. The shared
+ * {@link GpuSync#defaultEngine()} ignores both.
  *
  * <p>Thread-safe.
  */
@@ -94,7 +95,7 @@ public final class SyncEngine implements Disposable {
     private final PendingWaits pending = new PendingWaits();
     /** Timeouts on the default timer, one FIFO per distinct duration (see {@link TimeoutQueue}). */
     private final ConcurrentHashMap<Long, TimeoutQueue> timeouts = new ConcurrentHashMap<>();
-    private volatile boolean disposed;
+    private final EngineDisposal disposal;
     private final OutcomeSink outcomes = this::terminated;
 
     private SyncEngine(Builder b, boolean shared) {
@@ -102,18 +103,19 @@ public final class SyncEngine implements Disposable {
         this.shared = shared;
         this.deliverOn = b.deliverOn;
         this.timer = b.timer;
+        EngineThreads threads = new EngineThreads(name);
         // Netty's classes are touched only through NettyLoops, and only when Netty 4.2 with epoll is there
         if (b.eventLoopGroup != null) {
             this.loops = NettyLoops.shared(b.eventLoopGroup);
-        } else if (NettyPresence.epollUsable()) {
-            this.loops = NettyLoops.own(b.eventLoopThreads, new EngineThreads(name, "loop"));
+        } else if (!b.jdkLoops && NettyPresence.epollUsable()) {
+            this.loops = NettyLoops.own(b.eventLoopThreads, threads.role("loop"));
         } else {
-            this.loops = new JdkLoops(b.eventLoopThreads, new EngineThreads(name, "loop"));
+            this.loops = new JdkLoops(b.eventLoopThreads, threads.role("loop"));
         }
         // no idle strategy given: the adaptive scheduler (per-source learned completion times, AdaptiveProbePass)
         Supplier<IdleStrategy> idle = b.idleStrategy;
         SpinThenPoll probe = new SpinThenPoll(b.pollerThreads, idle, b.spinBudget.toNanos(),
-                new EngineThreads(name, "poller"));
+                threads.role("poller"));
         CallbackStrategy callbacks = new CallbackStrategy(loops);
         strategies.add(probe.spinThenCallback(b.spinBudget.toNanos(), callbacks));
         strategies.add(callbacks);
@@ -121,10 +123,11 @@ public final class SyncEngine implements Disposable {
         if (epoll != null) {
             strategies.add(epoll);
         }
-        strategies.add(new WaitSetStrategy(b.blockingSlice, new EngineThreads(name, "waitset")));
+        strategies.add(new WaitSetStrategy(b.blockingSlice, threads.role("waitset")));
         strategies.add(new WaiterPool(b.waiterThreads, b.blockingSlice, Duration.ofSeconds(30),
-                new EngineThreads(name, "waiter"), probe));
+                threads.role("waiter"), probe));
         strategies.add(probe);
+        this.disposal = new EngineDisposal(name, pending, timeouts.values(), strategies, loops, threads);
         if (b.meterRegistry != null) {
             new GpuSyncMetrics(this).bindTo((io.micrometer.core.instrument.MeterRegistry) b.meterRegistry);
         }
@@ -354,7 +357,7 @@ public final class SyncEngine implements Disposable {
     public EngineHealth health() {
         DeviceLoss last = lastDeviceLost;
         return new EngineHealth(name, pending.size(), deviceLostFailures.sum(), last != null ? last.error : null,
-                last != null ? last.at : null, disposed);
+                last != null ? last.at : null, disposal.isDisposed());
     }
 
     /**
@@ -394,7 +397,7 @@ public final class SyncEngine implements Disposable {
     }
 
     void subscribe(SyncWaiter waiter, Duration timeout, CoreSubscriber<? super Void> actual) {
-        if (disposed) {
+        if (disposal.isDisposed()) {
             actual.onSubscribe(Operators.emptySubscription());
             signal(actual, new SyncCancelledException("engine " + name + " is disposed"));
             return;
@@ -438,7 +441,7 @@ public final class SyncEngine implements Disposable {
             wait.cancel(); // free it: the subscriber never got hold of the wait
             throw e;
         }
-        if (disposed) {
+        if (disposal.isDisposed()) {
             wait.engineDisposed();
             return;
         }
@@ -578,45 +581,49 @@ public final class SyncEngine implements Disposable {
 
     /**
      * Terminates every pending wait with {@link SyncCancelledException} (each subscriber is signalled before
-     * this returns, unless {@code deliverOn} is set), stops this engine's threads and, if it created it, shuts
-     * its event loop group down. It waits for the engine's threads to finish their current slice (at most
-     * {@code blockingSlice} each; 5 s at worst) and for its own event loops to stop (5 s at worst) — except
-     * for a thread it is called from: called from an engine thread or loop (e.g. from a completion), it
-     * does not wait for that one, which stops once the calling code returns. Never throws. Idempotent;
-     * ignored by the shared default engine.
+     * this returns, unless {@code deliverOn} is set), tells this engine's threads to stop and, if it created it,
+     * shuts its event loop group down; later subscriptions fail the same way.
+     *
+     * <p><b>Blocking.</b> On a non-blocking thread — a Reactor {@link reactor.core.scheduler.NonBlocking} thread
+     * ({@link Schedulers#isInNonBlockingThread()}), a Netty event loop (the engine's own included) — or on one of
+     * the engine's own threads (e.g. in a completion), it returns at once: the threads stop by themselves, a
+     * waiter or wait-set thread at the end of its current slice (at most {@code blockingSlice}), the loops once
+     * their queued tasks have run; {@link #disposeGracefully()} tells when. On any other thread it then waits for
+     * them to end, 5 s at most. Never throws. Idempotent (a later call returns at once); ignored by the shared
+     * default engine.
      */
     @Override
     public void dispose() {
-        if (shared || disposed) {
-            return;
+        if (!shared) {
+            disposal.dispose();
         }
-        disposed = true;
-        for (PendingWait w : pending.snapshot()) {
-            w.engineDisposed();
-        }
-        timeouts.values().forEach(TimeoutQueue::dispose);
-        for (WaitStrategy s : strategies) {
-            try {
-                s.shutdown();
-            } catch (Throwable e) {
-                LOG.log(System.Logger.Level.WARNING, "stopping " + s.path() + " of engine " + name + " failed", e);
-            }
-        }
-        try {
-            loops.shutdown();
-        } catch (Throwable e) {
-            LOG.log(System.Logger.Level.WARNING, "stopping the event loops of engine " + name + " failed", e);
-        }
+    }
+
+    /**
+     * Disposes the engine as {@link #dispose()} does, but never blocks: the returned {@code Mono} completes once
+     * every thread the engine started has ended (its pollers, waiter and wait-set threads, and the event loops it
+     * created), like Reactor's {@link Scheduler#disposeGracefully()}.
+     *
+     * <p>Lazy: the disposal starts at the first subscription (pending waits end then, with
+     * {@link SyncCancelledException}). Idempotent: every subscription, before or after the engine was disposed
+     * (by either method), completes when the threads have ended. It completes on an internal virtual thread that
+     * waits for them, or at once on the subscribing thread if they ended before. Cancelling a subscription does
+     * not stop the disposal. There is no time limit: a thread blocked for good in a native call that cannot be
+     * woken keeps it from completing, so add a {@code timeout} where that matters. The shared default engine,
+     * which ignores {@code dispose()}, returns a {@code Mono} that completes at once and disposes nothing.
+     */
+    public Mono<Void> disposeGracefully() {
+        return shared ? Mono.empty() : disposal.gracefully();
     }
 
     @Override
     public boolean isDisposed() {
-        return disposed;
+        return disposal.isDisposed();
     }
 
     @Override
     public String toString() {
-        return "SyncEngine[" + name + ", pending=" + pendingWaits() + (disposed ? ", disposed" : "") + "]";
+        return "SyncEngine[" + name + ", pending=" + pendingWaits() + (isDisposed() ? ", disposed" : "") + "]";
     }
 
     /**
@@ -635,8 +642,15 @@ public final class SyncEngine implements Disposable {
         private Scheduler deliverOn;
         private Scheduler timer;
         private Object meterRegistry;
+        private boolean jdkLoops;
 
         Builder() {
+        }
+
+        /** Tests: the loops of an engine without Netty ({@link JdkLoops}), with Netty on the class path. */
+        Builder jdkLoops() {
+            this.jdkLoops = true;
+            return this;
         }
 
         /** Names the engine (thread names, metric tag). */

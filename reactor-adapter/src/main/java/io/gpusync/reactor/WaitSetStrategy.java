@@ -47,15 +47,23 @@ final class WaitSetStrategy implements WaitStrategy {
     @Override
     public void start(PendingWait wait) {
         WaitSet set = ((WaitSetMember) wait.waiter).waitSet();
-        Server server = servers.computeIfAbsent(set, Server::new);
+        Server server = servers.get(set);
+        if (server == null) { // not computeIfAbsent: it would start the thread under the map's bin lock
+            Server fresh = new Server(set);
+            server = servers.putIfAbsent(set, fresh);
+            if (server == null) {
+                server = fresh;
+                fresh.startThread();
+            }
+        }
         if (wait.attach(server.membership())) {
             server.add(wait);
         }
     }
 
     /**
-     * Stops every server; waits (5 s at most each) for their threads to leave their current slice, except
-     * the calling thread's own.
+     * Stops every server without waiting: each is woken and its thread ends after its current slice (the engine's
+     * {@link EngineThreads} tells when they have ended).
      */
     @Override
     public void shutdown() {
@@ -66,21 +74,13 @@ final class WaitSetStrategy implements WaitStrategy {
             } catch (RuntimeException e) {
                 // a broken set: its thread ends at the end of its slice
             }
-            if (Thread.currentThread() == s.thread) {
-                continue;
-            }
-            try {
-                s.thread.join(5_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
         }
         servers.clear();
     }
 
     private final class Server implements Runnable {
         final WaitSet set;
-        final Thread thread;
+        volatile Thread thread;
         private final Queue<PendingWait> incoming = new ConcurrentLinkedQueue<>();
         private final ArrayList<PendingWait> active = new ArrayList<>();
         private final AtomicBoolean wakePending = new AtomicBoolean();
@@ -88,8 +88,13 @@ final class WaitSetStrategy implements WaitStrategy {
 
         Server(WaitSet set) {
             this.set = set;
-            this.thread = threads.newThread(this);
-            thread.start();
+        }
+
+        /** Once the server is in the map (a server that lost the race to it never gets a thread). */
+        void startThread() {
+            Thread t = threads.newThread(this);
+            thread = t;
+            t.start();
         }
 
         /**

@@ -165,17 +165,12 @@ final class WaiterPool implements WaitStrategy {
         }
     }
 
-    /** Stops the pool; waits (5 s at most) for its threads to leave their slice, unless called from one. */
+    /**
+     * Stops the pool without waiting (the engine's {@link EngineThreads} tells when its threads have ended): a
+     * serving thread leaves at the end of its slice.
+     */
     @Override
     public void shutdown() {
         threads.shutdownNow();
-        if (SERVING.get() == this) {
-            return;
-        }
-        try {
-            threads.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }
