@@ -2,16 +2,23 @@ package io.gpusync.d3d12;
 
 import io.gpusync.BackendKind;
 import io.gpusync.SyncInvalidArgumentException;
+import io.gpusync.SyncPoint;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.ArrayDeque;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Producers of D3D12 fences for tests, benchmarks and demos: {@link D3D12Device}. A holder, with no state; see the
  * nested class for threading (thread-safe), blocking (none: signals are submitted, never awaited) and lifetime.
+ *
+ * <p><b>Two queue Signals of one fence.</b> vkd3d 1.2 applies the pending queue Signals of a fence in the order its
+ * fence worker happens to see their Vulkan fences complete, and a Signal sets the value (it does not take the
+ * maximum): with two pending on one fence, the lower value can land last, and a wait for the higher one then waits
+ * until a later Signal or for ever. {@link D3D12Device#queueSignalPoint()} never has two pending on one fence.
  */
 public final class D3D12Producers {
     private D3D12Producers() {
@@ -24,13 +31,16 @@ public final class D3D12Producers {
      *
      * <p>Thread-safe; no method blocks for long (a queue signal is submitted, not awaited). {@link #close()} releases
      * the queue and this object's device reference (idempotent); fences made here hold their own device reference,
-     * so points on them stay valid after it, though a queue signal needs the open device.
+     * so points on them stay valid after it, though a queue signal needs the open device. No method is cancellable:
+     * a queue Signal, once submitted, happens.
      */
     public static final class D3D12Device implements AutoCloseable {
         private final D3d12Native d3d12;
         private final MemorySegment device;
         private final MemorySegment queue;
         private final AtomicBoolean closed = new AtomicBoolean();
+        /** Fences of {@link #queueSignalPoint()}, in the order of their last queue Signal (oldest first). */
+        private final ArrayDeque<SignalledFence> signalledFences = new ArrayDeque<>();
 
         private D3D12Device(D3d12Native d3d12, MemorySegment device, MemorySegment queue) {
             this.d3d12 = d3d12;
@@ -79,11 +89,55 @@ public final class D3D12Producers {
                     "ID3D12Fence::Signal(" + Long.toUnsignedString(value) + ")");
         }
 
-        /** {@code ID3D12CommandQueue::Signal(fence, value)}: the queue sets the value once its prior work is done. */
+        /**
+         * {@code ID3D12CommandQueue::Signal(fence, value)}: the queue sets the value once its prior work is done.
+         *
+         * <p>Enqueue it only once {@code fence} has reached the value of its previous queue Signal: vkd3d 1.2 can
+         * apply two pending Signals of one fence in the wrong order and leave the lower value (see
+         * {@link D3D12Producers}). {@link #queueSignalPoint()} does this for you.
+         */
         public void queueSignal(MemorySegment fence, long value) {
             requireOpen();
             Hresults.check(d3d12.queueSignal(queue, requireFence(fence), value),
                     "ID3D12CommandQueue::Signal(" + Long.toUnsignedString(value) + ")");
+        }
+
+        /**
+         * Enqueues one queue Signal and returns the point it signals once the queue's prior work is done; each call
+         * is one unit of queued work. The Signal goes to a fence of this device that has no queue Signal pending: the
+         * one whose last Signal is oldest if the fence has reached it, else a new fence. So every fence sees its
+         * Signals one at a time, with rising values, whatever order the driver completes them in; fences are reused,
+         * and there are about as many as Signals in flight at once.
+         *
+         * <p>Thread-safe (calls are serialised); does not block (one {@code GetCompletedValue} probe, at most one
+         * {@code CreateFence}, one submitted Signal). The point holds its fence (adopted by this device); it stays
+         * valid after {@link #close()}, which drops this device's own hold on its fences.
+         *
+         * @throws IllegalStateException    if this device is closed
+         * @throws io.gpusync.SyncException if the driver refuses the fence or the Signal
+         */
+        public synchronized SyncPoint.D3D12 queueSignalPoint() {
+            requireOpen();
+            SignalledFence f = signalledFences.peekFirst();
+            if (f != null && Long.compareUnsigned(d3d12.completedValue(f.point.fence()), f.last) >= 0) {
+                signalledFences.pollFirst();
+            } else { // the oldest Signal is still pending, and (in-order queue) every later one too
+                f = new SignalledFence(D3D12Fences.adopt(createFence(0), 0));
+            }
+            long value = f.last + 1;
+            try {
+                queueSignal(f.point.fence(), value);
+            } catch (RuntimeException | Error e) {
+                if (f.last == 0) {
+                    f.point.waiter().close();
+                } else {
+                    signalledFences.addFirst(f);
+                }
+                throw e;
+            }
+            f.last = value;
+            signalledFences.addLast(f);
+            return (SyncPoint.D3D12) f.point.withValue(value);
         }
 
         /** Releases one reference of a fence made by {@link #createFence} that was not adopted. */
@@ -118,8 +172,22 @@ public final class D3D12Producers {
         @Override
         public void close() {
             if (closed.compareAndSet(false, true)) {
+                synchronized (this) {
+                    signalledFences.forEach(f -> f.point.waiter().close());
+                    signalledFences.clear();
+                }
                 d3d12.release(queue);
                 d3d12.release(device);
+            }
+        }
+
+        /** A fence of {@link #queueSignalPoint()}: its point at 0 (this device's hold) and its last queued value. */
+        private static final class SignalledFence {
+            final SyncPoint.D3D12 point;
+            long last;
+
+            SignalledFence(SyncPoint.D3D12 point) {
+                this.point = point;
             }
         }
 

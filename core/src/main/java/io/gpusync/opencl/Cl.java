@@ -18,7 +18,6 @@ import java.util.Objects;
  */
 final class Cl {
     static final String LIBRARY = "libOpenCL.so.1";
-    private static final System.Logger LOG = System.getLogger(Cl.class.getName());
 
     /**
      * Per-thread out-parameter memory for probes (16 bytes, freed with the thread): a probe must not allocate
@@ -112,22 +111,24 @@ final class Cl {
     }
 
     /**
-     * The release action of an event anchor: drops one reference. Must not capture a waiter.
+     * The release action of an event anchor: drops one reference, at once or, for a command the driver may still
+     * fail, once it is done with it ({@link ClEventRelease}). Must not capture a waiter.
      *
      * <p>When the last hold is dropped inside our event callback (a registration completing on a PoCL
      * worker thread, inside {@code clSetUserEventStatus}, or inside {@code clSetEventCallback}),
-     * {@link NativeAnchor} hands the {@code clReleaseEvent} to the housekeeping thread: the spec permits the
-     * call in a callback, but PoCL 3.1 re-locks the event after each callback returns, so dropping what may
-     * be the last reference from inside one would let the driver touch freed memory.
+     * {@link NativeAnchor} hands the release to the housekeeping thread: the spec permits
+     * {@code clReleaseEvent} in a callback, but PoCL 3.1 re-locks the event after each callback returns, so dropping
+     * what may be the last reference from inside one would let the driver touch freed memory.
      */
     static Runnable releaser(MemorySegment event, String what) {
-        return () -> {
-            int rc = OpenCl.clReleaseEvent(event);
-            if (rc != OpenCl.CL_SUCCESS()) {
-                LOG.log(System.Logger.Level.WARNING, "clReleaseEvent failed on " + what + " ("
-                        + ClErrors.name(rc) + " = " + rc + ")");
-            }
-        };
+        return ClEventRelease.releaser(event, what);
+    }
+
+    /** An {@code int}-valued {@code clGetEventInfo} parameter, or {@code fallback} if the query fails. */
+    static int infoOr(MemorySegment event, int param, int fallback) {
+        MemorySegment out = SCRATCH.get();
+        int rc = OpenCl.clGetEventInfo(event, param, Integer.BYTES, out, MemorySegment.NULL);
+        return rc == OpenCl.CL_SUCCESS() ? out.get(ValueLayout.JAVA_INT, 0) : fallback;
     }
 
     static String hex(MemorySegment handle) {

@@ -22,6 +22,16 @@ import io.gpusync.opencl.OpenClProducers.OpenClContext;
  *       retain/release is the OpenCL way to share an event.</li>
  * </ul>
  *
+ * <p><b>When the reference is released.</b> Closing a point (its waiter) is safe at any time, in a timeout's or a
+ * failure's handler ({@code doOnError}, {@code doFinally}) too: gpusync releases a completed event or a user event at
+ * once, and holds its reference to a command that is still pending or has just failed until the driver is done with
+ * the command (on its housekeeping thread). This matters on PoCL 3.1, which aborts the process when a command fails
+ * because an event in its wait list failed and the application's last reference to the command was released before
+ * the driver had finished failing it. References the application keeps itself are its own to manage: do not release
+ * the last one of a command that may still fail that way; {@link #adopt} it instead, or {@link #borrow} it and
+ * release yours at once (gpusync's reference then outlives the driver's use), or release it after the command has
+ * completed, or after the call that failed its dependency has returned.
+ *
  * <p><b>Invalid handles.</b> {@code null} is a {@link NullPointerException}; NULL ({@code 0}) and heap
  * segments are a {@link io.gpusync.SyncInvalidArgumentException}, before any native call. A non-NULL
  * handle is checked by one driver call ({@code clGetEventInfo} or {@code clRetainEvent}); what the driver

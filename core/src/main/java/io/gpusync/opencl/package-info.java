@@ -14,5 +14,9 @@
  * {@link io.gpusync.opencl.OpenClSemaphores} — binary {@code cl_semaphore_khr} points (extension
  * {@code cl_khr_semaphore}, where the device has it; PoCL 3.1 does not): the CPU waits on a
  * {@code clEnqueueWaitSemaphoresKHR} command's event. No {@link io.gpusync.SyncPoint.OpenCl} point carries a value.
+ *
+ * <p><b>Releases.</b> gpusync holds its reference to a command's event back while the driver may still fail the
+ * command (PoCL 3.1 aborts the process when a failing command's last reference is gone too early); closing a point is
+ * safe at any time. {@link io.gpusync.opencl.OpenClEvents} says what is safe for references the application keeps.
  */
 package io.gpusync.opencl;

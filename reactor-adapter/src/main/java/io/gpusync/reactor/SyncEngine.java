@@ -55,7 +55,10 @@ import java.util.function.Supplier;
  * <p><b>Termination.</b> Each wait terminates exactly once and always: whatever a subscriber, a release of
  * native resources, the {@code deliverOn} scheduler or the user's event loops throw, the outcome is delivered.
  * The wait's native registration (callback, fd watch, wait-set membership) is released before the
- * subscriber is signalled, so the subscriber may close the primitive in {@code doOnError}/{@code doFinally}.
+ * subscriber is signalled, so the subscriber may close the point's waiter in {@code doOnError}/{@code doFinally};
+ * where a driver may still use the primitive after that (an OpenCL command whose dependency fails), gpusync holds
+ * the primitive back until the driver is done (see {@code io.gpusync.opencl.OpenClEvents}). Native handles the
+ * application keeps itself are not covered: release those only as the backend's documentation says.
  * An exception thrown by a subscriber's {@code onComplete}/{@code onError} goes to
  * {@link Operators#onErrorDropped} — never into the engine's threads, an event loop, a driver's thread or the
  * thread that signalled — and harms no other wait.

@@ -33,7 +33,7 @@ public final class VulkanDeviceProvider implements DeviceProvider {
                         + ", is a CPU implementation (use --backend vulkan to run on it anyway)");
             }
             SyncPoint.Vulkan timeline = vk.device().createTimelineSemaphore(0);
-            return new SignalledCounterDevice("vulkan", "Vulkan " + (software ? "CPU implementation " : "")
+            return QueueSignalDevice.onCounter("vulkan", "Vulkan " + (software ? "CPU implementation " : "")
                     + vk.deviceName() + ": empty queue submissions signalling one timeline semaphore", timeline,
                     v -> vk.signalOnQueue(timeline.semaphore(), v), vk::close);
         } catch (RuntimeException | Error e) {

@@ -85,8 +85,13 @@ class D3D12ThroughEngineTest {
         StepVerifier.create(all)
                 .expectSubscription()
                 .then(() -> {
-                    for (long v = 1; v <= 4; v++) {
+                    for (long v = 1; v <= 4; v++) { // one Signal pending at a time: vkd3d 1.2 may reorder two
                         d3d12.queueSignal(base.fence(), v);
+                        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+                        while (D3d12Shim.fenceCompletedValue(base.fence()) < v) {
+                            assertThat(System.nanoTime() - deadline).as("fence reaches %d", v).isNegative();
+                            Thread.onSpinWait();
+                        }
                     }
                 })
                 .verifyComplete();
