@@ -34,7 +34,7 @@ import java.util.concurrent.atomic.LongAdder;
  * {@link Ledger}. At the end it prints {@code SOAK PASS} or {@code SOAK FAIL} and exits 0 or 1.
  *
  * <pre>
- * java ... io.gpusync.reactor.soak.BackendSoak --seconds 120 [--cuda] [--grace-ms 5000]
+ * java ... io.gpusync.reactor.soak.BackendSoak --seconds 120 [--cuda] [--grace-ms 5000] [--only opencl,vulkan]
  * </pre>
  * Run it under glibc's malloc checker: {@code LD_PRELOAD=libc_malloc_debug.so.0 MALLOC_CHECK_=3 MALLOC_PERTURB_=N}
  * (what {@code BackendSoakTest} does).
@@ -57,27 +57,35 @@ public final class BackendSoak {
     private final Map<String, LongAdder> scenarios = new ConcurrentHashMap<>();
     private final AtomicInteger scenariosOpen = new AtomicInteger();
     private final AtomicLong devicesChurned = new AtomicLong();
+    private final AtomicLong faultChildren = new AtomicLong();
+    private final boolean cudaFaults;
     private volatile boolean stopping;
 
-    private BackendSoak(long seconds, long graceMillis, boolean cuda) {
+    private BackendSoak(long seconds, long graceMillis, boolean cuda, java.util.Set<String> only) {
         this.seconds = seconds;
         this.ledger = new Ledger(TimeUnit.MILLISECONDS.toNanos(graceMillis));
         this.sources = new TicketSources(cuda, ledger::problem);
+        if (!only.isEmpty()) {
+            sources.sources().removeIf(s -> !only.contains(s.name()));
+        }
+        this.cudaFaults = cuda && sources.sources().stream().anyMatch(s -> s.name().equals("cuda"));
     }
 
     public static void main(String[] args) throws Exception {
         long seconds = 60;
         long grace = 5_000;
         boolean cuda = false;
+        java.util.Set<String> only = new java.util.HashSet<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
+                case "--only" -> only.addAll(List.of(args[++i].split(",")));
                 case "--seconds" -> seconds = Long.parseLong(args[++i]);
                 case "--grace-ms" -> grace = Long.parseLong(args[++i]);
                 case "--cuda" -> cuda = true;
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
-        int rc = new BackendSoak(seconds, grace, cuda).run();
+        int rc = new BackendSoak(seconds, grace, cuda, only).run();
         System.out.flush();
         System.err.flush();
         Runtime.getRuntime().halt(rc);
@@ -98,6 +106,9 @@ public final class BackendSoak {
         threads.add(Thread.ofPlatform().name("soak-engines").start(() -> churnEngines(end)));
         if (sources.sources().stream().anyMatch(s -> s.name().equals("vulkan"))) {
             threads.add(Thread.ofPlatform().name("soak-devices").start(() -> churnDevices(end)));
+        }
+        if (cudaFaults) {
+            threads.add(Thread.ofPlatform().name("soak-cuda-faults").start(() -> injectCudaFaults(end)));
         }
         Thread watchdog = Thread.ofPlatform().daemon().name("soak-watchdog").start(this::watch);
         long nextReport = System.nanoTime();
@@ -399,6 +410,46 @@ public final class BackendSoak {
         }
     }
 
+    /**
+     * Kernel faults, each in a child JVM of its own (a sticky error poisons its process's contexts): the child
+     * traps a kernel behind 150 engine and 15 blocking CUDA waits and exits 0 only if every one of them failed
+     * with a fatal {@code DeviceLostException} ({@code CudaFaultsGpuTest.Child}).
+     */
+    private void injectCudaFaults(long end) {
+        while (System.nanoTime() - end < 0) {
+            try {
+                Thread.sleep(5_000);
+                Process child = new ProcessBuilder(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java")
+                        .toString(), "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                        "io.gpusync.reactor.backends.CudaFaultsGpuTest$Child", "fault")
+                        .redirectErrorStream(true).start();
+                java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+                Thread reader = Thread.ofPlatform().daemon().start(() -> {
+                    try {
+                        child.getInputStream().transferTo(out);
+                    } catch (java.io.IOException ignored) {
+                        // the child ended
+                    }
+                });
+                boolean exited = child.waitFor(120, TimeUnit.SECONDS);
+                if (!exited) {
+                    child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                }
+                reader.join(5_000);
+                faultChildren.incrementAndGet();
+                if (!exited || child.exitValue() != 0) {
+                    String text = out.toString(java.nio.charset.StandardCharsets.UTF_8);
+                    ledger.problem("CUDA fault child " + (exited ? "exited " + child.exitValue() : "hung") + ":\n"
+                            + text.substring(Math.max(0, text.length() - 4_000)));
+                }
+            } catch (InterruptedException e) {
+                return;
+            } catch (java.io.IOException e) {
+                ledger.problem("CUDA fault child: " + e);
+            }
+        }
+    }
+
     private void watch() {
         while (!Thread.currentThread().isInterrupted()) {
             try {
@@ -465,7 +516,8 @@ public final class BackendSoak {
         String verdict = failures.isEmpty() ? "SOAK PASS" : "SOAK FAIL " + failures;
         System.out.println(verdict + " seconds=" + seconds + " " + counts() + " rssGrowthMiB=" + rssGrowthMiB
                 + " maxLateMs=" + Math.max(0, ledger.maxLateNanos.get() / 1_000_000)
-                + " devicesChurned=" + devicesChurned.get() + " enginesChurned=" + engines.churned.get());
+                + " devicesChurned=" + devicesChurned.get() + " enginesChurned=" + engines.churned.get()
+                + (cudaFaults ? " cudaFaultChildren=" + faultChildren.get() : ""));
         return failures.isEmpty() ? 0 : 1;
     }
 
@@ -503,10 +555,13 @@ public final class BackendSoak {
             current = GpuSync.builder().name("soak-churn").waiterThreads(1 + r.nextInt(4))
                     .spinBudget(r.nextBoolean() ? Duration.ZERO : Duration.ofNanos(50_000)).build();
             churned.incrementAndGet();
-            switch (r.nextInt(3)) {
+            switch (r.nextInt(4)) {
                 case 0 -> old.dispose();
                 case 1 -> Schedulers.parallel().schedule(old::dispose);
-                default -> actors.schedule(old::dispose, r.nextInt(50), TimeUnit.MILLISECONDS);
+                case 2 -> actors.schedule(old::dispose, r.nextInt(50), TimeUnit.MILLISECONDS);
+                default -> Schedulers.parallel().schedule(() -> old.disposeGracefully()
+                        .timeout(Duration.ofSeconds(30))
+                        .subscribe(v -> { }, e -> ledger.problem("disposeGracefully of " + old + ": " + e)));
             }
         }
 

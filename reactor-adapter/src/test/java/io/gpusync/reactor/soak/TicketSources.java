@@ -43,6 +43,10 @@ final class TicketSources implements AutoCloseable {
     private final List<String> missing = new ArrayList<>();
     private final List<AutoCloseable> producers = new ArrayList<>();
     private static volatile java.util.function.Consumer<String> problems = System.err::println;
+    /** Opens the gates of gated Vulkan submissions: a thread of its own, so that nothing else can hold them shut. */
+    private static final java.util.concurrent.ScheduledExecutorService GATES =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+                    Thread.ofPlatform().name("soak-gates").daemon().factory());
 
     TicketSources(boolean cuda, java.util.function.Consumer<String> problemSink) {
         problems = problemSink;
@@ -248,7 +252,7 @@ final class TicketSources implements AutoCloseable {
         SyncPoint.Vulkan gate = gated ? device.createTimelineSemaphore(0) : null;
         if (gated) {
             vk.signalOnQueueAfter(gate.semaphore(), 1, base.semaphore(), 1);
-            reactor.core.scheduler.Schedulers.parallel().schedule(() -> {
+            GATES.schedule(() -> {
                 try {
                     device.hostSignal(gate.semaphore(), 1);
                 } catch (RuntimeException e) {
