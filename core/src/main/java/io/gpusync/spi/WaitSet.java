@@ -24,4 +24,12 @@ public interface WaitSet {
 
     /** Makes a concurrent (or the next) {@link #awaitAny} return promptly. Cheap, non-blocking. */
     void wakeUp();
+
+    /**
+     * Whether the set is gone for good (its device released): no member can join it any more, so an engine
+     * thread serving it may end. Never blocks. The default: never.
+     */
+    default boolean isClosed() {
+        return false;
+    }
 }

@@ -121,6 +121,14 @@ final class DeviceWaitSet implements WaitSet {
         }
     }
 
+    /** Closed once the device's last hold has dropped (then no waiter of it is left to join). */
+    @Override
+    public boolean isClosed() {
+        synchronized (wakeLock) {
+            return destroyed;
+        }
+    }
+
     /** How many wake-ups have reached the driver (a test hook). */
     long wakeUpsSignalled() {
         synchronized (wakeLock) {

@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * {@link WaitPath#WAIT_SET}: one thread per {@link WaitSet} (e.g. per Vulkan device) serves every wait of
@@ -19,11 +20,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * private wake-up primitive (coalesced: one wake-up per batch), so it rebuilds its member list within
  * microseconds; after each wake it probes its members and completes the signalled ones. A server retires
  * (its thread ends) when its set fails — a lost or closed device: its waits fail with that error — or after
- * 30 s with nothing to wait for; the next wait on the set starts a new one.
+ * 30 s with nothing to wait for, or once its set is closed; the next wait on the set starts a new one. An idle
+ * server parks outside the set's wait, so that it holds nothing alive (a Vulkan device is released as soon as its
+ * last waiter is closed).
  */
 final class WaitSetStrategy implements WaitStrategy {
     /** A server with nothing to wait for retires after this long. */
     private static final long IDLE_RETIRE_NANOS = Duration.ofSeconds(30).toNanos();
+    /** How long an idle server parks before it looks at its set and its idle time again. */
+    private static final long IDLE_PARK_NANOS = Duration.ofSeconds(1).toNanos();
     private final ConcurrentHashMap<WaitSet, Server> servers = new ConcurrentHashMap<>();
     private final Duration slice;
     private final ThreadFactory threads;
@@ -69,6 +74,7 @@ final class WaitSetStrategy implements WaitStrategy {
     public void shutdown() {
         stopped = true;
         for (Server s : servers.values()) {
+            LockSupport.unpark(s.thread); // an idle one parks outside its set
             try {
                 s.set.wakeUp();
             } catch (RuntimeException e) {
@@ -146,6 +152,7 @@ final class WaitSetStrategy implements WaitStrategy {
 
         void wake() {
             if (wakePending.compareAndSet(false, true)) {
+                LockSupport.unpark(thread); // idle: parked outside the set
                 set.wakeUp();
             }
         }
@@ -179,12 +186,20 @@ final class WaitSetStrategy implements WaitStrategy {
                 } else if (System.nanoTime() - idleSince > IDLE_RETIRE_NANOS) {
                     return; // nothing to serve for a while: retire, giving the thread (and the set) back
                 }
+                if (active.isEmpty()) {
+                    if (set.isClosed()) {
+                        return; // its device is gone: no wait can join it again
+                    }
+                    // idle: park without entering the set, so that the device is not held alive by this thread
+                    LockSupport.parkNanos(this, IDLE_PARK_NANOS);
+                    continue;
+                }
                 members.clear();
                 for (PendingWait w : active) {
                     members.add((WaitSetMember) w.waiter);
                 }
                 try {
-                    set.awaitAny(members, members.isEmpty() ? Duration.ofSeconds(1) : slice);
+                    set.awaitAny(members, slice);
                 } catch (Throwable e) {
                     // the whole set failed (device lost, device closed): fail its waits and retire — never
                     // spin on a broken set; a later wait gets a fresh server, which fails fast

@@ -143,6 +143,40 @@ class VulkanThroughEngineTest {
         }
     }
 
+    /**
+     * A wait-set server with nothing to wait for holds nothing alive: a device whose last waiter is closed is
+     * released, and the server serving it ends within seconds, not after its 30 s idle time (an idle server
+     * used to sit in the set's wait-any, which holds the device, so a closed device and its thread lived on).
+     */
+    @Test
+    void theWaitSetServerOfAClosedDeviceLetsTheDeviceGoAndEnds() throws InterruptedException {
+        SyncEngine own = GpuSync.builder().name("vulkan-idle").build();
+        try {
+            VulkanContext ctx = VulkanContext.create();
+            SyncPoint.Vulkan base = ctx.device().createTimelineSemaphore(0);
+            SyncPoint at1 = base.withValue(1);
+            StepVerifier.create(own.await(at1, Duration.ofSeconds(10)))
+                    .then(() -> ctx.device().hostSignal(base.semaphore(), 1))
+                    .verifyComplete();
+            assertThat(waitSetThreads(own)).isEqualTo(1);
+            at1.waiter().close();
+            base.waiter().close();
+            ctx.close();
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (waitSetThreads(own) > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(waitSetThreads(own)).as("wait-set servers of a closed device after 5 s").isZero();
+        } finally {
+            own.dispose();
+        }
+    }
+
+    private static long waitSetThreads(SyncEngine e) {
+        String prefix = "gpusync-" + e.name() + "-waitset-";
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith(prefix)).count();
+    }
+
     @Test
     void aQueueSignalledTimelineValueCompletesTheMono() {
         SyncPoint.Vulkan base = vk.device().createTimelineSemaphore(0);
