@@ -46,8 +46,9 @@ public final class CudaExternalSemaphore implements AutoCloseable {
         this.context = context;
         long sem = semaphore.address();
         long ctx = context.address();
+        // never destroyed while a wait in its context is pending: the destroy would hold the driver until it passes
         this.claim = NativeAnchor.adopt("CUexternalSemaphore " + CudaDriver.hex(semaphore),
-                () -> destroy(MemorySegment.ofAddress(sem), MemorySegment.ofAddress(ctx)))
+                () -> GatedWaits.destroyWhenClear(MemorySegment.ofAddress(sem), MemorySegment.ofAddress(ctx)))
                 .claim(this);
     }
 
@@ -131,7 +132,8 @@ public final class CudaExternalSemaphore implements AutoCloseable {
                     params.fill((byte) 0);
                     CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st.params.fence.value(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st
                             .params.fence(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st.params(params)), value);
-                    r = Cuda.cuWaitExternalSemaphoresAsync(sems, params, 1, stream);
+                    r = GatedWaits.enqueue(context, stream, () -> Cuda.cuWaitExternalSemaphoresAsync(sems, params, 1,
+                            stream));
                 }
                 CudaResults.check(r, (signal ? "cuSignalExternalSemaphoresAsync(" : "cuWaitExternalSemaphoresAsync(")
                         + this + ", value " + Long.toUnsignedString(value) + ")");
@@ -170,19 +172,10 @@ public final class CudaExternalSemaphore implements AutoCloseable {
         return context;
     }
 
-    private static void destroy(MemorySegment semaphore, MemorySegment context) {
-        int pushed = Cuda.cuCtxPushCurrent_v2(context);
-        try {
-            CudaDriver.logRelease(Cuda.cuDestroyExternalSemaphore(semaphore),
-                    "cuDestroyExternalSemaphore(" + CudaDriver.hex(semaphore) + ")");
-        } finally {
-            if (pushed == CudaResults.SUCCESS) {
-                CudaDriver.popQuietly(context);
-            }
-        }
-    }
-
-    /** Destroys the semaphore once no call on it is in progress. Idempotent. */
+    /**
+     * Drops this object's hold (idempotent): the semaphore is destroyed once no point holds it, no call on it is in
+     * progress, and no wait gpusync enqueued in its context is pending, off the calling thread.
+     */
     @Override
     public void close() {
         claim.close();

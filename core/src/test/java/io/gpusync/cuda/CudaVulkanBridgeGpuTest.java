@@ -92,6 +92,73 @@ class CudaVulkanBridgeGpuTest {
         }
     }
 
+    /**
+     * Closing an imported semaphore while a wait on another one is pending in the same context neither blocks the
+     * closing thread nor the driver: {@code cuDestroyExternalSemaphore} would not return until that wait passes,
+     * holding the driver's lock (the soak's CUDA worker then blocked in {@code cuEventCreate} for good, before it
+     * could signal the semaphore the wait needed). gpusync destroys it once no such wait is pending.
+     */
+    @Test
+    void closingAnImportedSemaphoreWhileAnotherWaitIsPendingBlocksNeitherTheCallerNorTheDriver() throws Exception {
+        assumeCuda();
+        MemorySegment ctx = primaryContext();
+        byte[] cudaUuid = new byte[16];
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment uuid = CUuuid.allocate(arena);
+            check(Cuda.cuDeviceGetUuid_v2(uuid, 0), "cuDeviceGetUuid_v2");
+            MemorySegment.copy(uuid, ValueLayout.JAVA_BYTE, 0, cudaUuid, 0, 16);
+        }
+        try (ExportingVulkanDevice vk = exportingDevice(cudaUuid)) {
+            long gated = vk.createSemaphore(true, 0);
+            long other = vk.createSemaphore(true, 0);
+            push(ctx);
+            MemorySegment gatedStream = stream();
+            MemorySegment otherStream = stream();
+            try {
+                CudaExternalSemaphore held = CudaExternalSemaphore.importTimelineFd(vk.exportOpaqueFd(gated), ctx);
+                CudaExternalSemaphore closed = CudaExternalSemaphore.importTimelineFd(vk.exportOpaqueFd(other), ctx);
+                SyncPoint.Cuda pending = held.point(gatedStream, 1); // Vulkan has not signalled 1
+                SyncPoint.Cuda passed = closed.point(otherStream, 1);
+                vk.hostSignal(other, 1);
+                passed.await(Duration.ofSeconds(10));
+
+                java.util.concurrent.CompletableFuture<SyncPoint.CudaEvent> closing = new java.util.concurrent.CompletableFuture<>();
+                Thread.ofPlatform().daemon().start(() -> { // on a thread of its own: a hang must fail, not stall the test
+                    try {
+                        passed.waiter().close();
+                        closed.close(); // its last hold: the destroy is held back while the other wait is pending
+                        closing.complete(CudaEvents.record(otherStream, ctx)); // the driver is free
+                    } catch (Throwable t) {
+                        closing.completeExceptionally(t);
+                    }
+                });
+                SyncPoint.CudaEvent afterwards = closing.get(2, java.util.concurrent.TimeUnit.SECONDS);
+                assertThat(GatedWaits.heldBack()).isPositive();
+
+                vk.hostSignal(gated, 1);
+                pending.await(Duration.ofSeconds(10));
+                long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+                while (GatedWaits.heldBack() > 0 && System.nanoTime() < deadline) {
+                    sleep(5);
+                }
+                assertThat(GatedWaits.heldBack()).as("destroyed once the wait passed").isZero();
+                afterwards.await(Duration.ofSeconds(10));
+                pending.waiter().close();
+                afterwards.waiter().close();
+                held.close();
+                sync(gatedStream);
+                sync(otherStream);
+            } finally {
+                check(Cuda.cuStreamDestroy_v2(gatedStream), "cuStreamDestroy");
+                check(Cuda.cuStreamDestroy_v2(otherStream), "cuStreamDestroy");
+                pop();
+                vk.hostSignal(gated, 2);
+                vk.destroySemaphore(gated);
+                vk.destroySemaphore(other);
+            }
+        }
+    }
+
     private static void sleep(long ms) {
         try {
             Thread.sleep(ms);

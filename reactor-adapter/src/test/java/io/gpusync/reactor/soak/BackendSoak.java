@@ -123,6 +123,7 @@ public final class BackendSoak {
                 if (System.nanoTime() - nextReport > 0) {
                     nextReport = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
                     System.out.println("SOAK progress " + counts() + " " + ProcessResources.now());
+                    printBusy("gpusync-housekeeping", "gpusync-cleaner", "soak-devices");
                 }
             }
         }
@@ -386,7 +387,9 @@ public final class BackendSoak {
                 AtomicInteger open = new AtomicInteger(4);
                 for (int i = 0; i < 4; i++) {
                     SyncPoint.Vulkan p = ctx.device().createTimelineSemaphore(0);
+                    SyncPoint.Vulkan at1 = (SyncPoint.Vulkan) p.withValue(1);
                     points.add(p);
+                    points.add(at1);
                     SyncEngine engine = engines.pick(r);
                     boolean signal = i % 2 == 0;
                     Duration timeout = Duration.ofMillis(50 + r.nextInt(100));
@@ -396,7 +399,7 @@ public final class BackendSoak {
                                     finishers.execute(() -> points.forEach(q -> q.waiter().close()));
                                 }
                             });
-                    engine.await(p.withValue(1), timeout).subscribe(w);
+                    engine.await(at1, timeout).subscribe(w);
                     if (signal) {
                         ctx.device().hostSignal(p.semaphore(), 1);
                     }
@@ -450,6 +453,20 @@ public final class BackendSoak {
         }
     }
 
+    /** The stacks of these threads where they are running (a release or a device churn stuck in a driver). */
+    private static void printBusy(String... names) {
+        java.util.Set<String> wanted = java.util.Set.of(names);
+        Thread.getAllStackTraces().forEach((t, stack) -> {
+            if (wanted.contains(t.getName()) && t.getState() == Thread.State.RUNNABLE && stack.length > 0) {
+                StringBuilder b = new StringBuilder("SOAK busy " + t.getName());
+                for (int i = 0; i < Math.min(stack.length, 25); i++) {
+                    b.append("\n\tat ").append(stack[i]);
+                }
+                System.out.println(b);
+            }
+        });
+    }
+
     private void watch() {
         while (!Thread.currentThread().isInterrupted()) {
             try {
@@ -475,9 +492,9 @@ public final class BackendSoak {
         return true;
     }
 
-    /** Waits (10 s at most) until fds and gpusync threads are back to the baseline; returns the last reading. */
+    /** Waits (30 s at most) until fds and gpusync threads are back to the baseline; returns the last reading. */
     private static ProcessResources settle(ProcessResources baseline) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         ProcessResources now;
         do {
             System.gc();
