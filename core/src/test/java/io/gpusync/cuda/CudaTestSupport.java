@@ -40,36 +40,6 @@ final class CudaTestSupport {
         assumeTrue(false, "a CUDA driver is here: the fault watch would push the test's made-up context");
     }
 
-    /**
-     * Runs {@code main} in a child JVM with this JVM's class path and {@code jvmOptions}, and returns its output
-     * (stdout and stderr) once it has exited with status 0. A child still running after 120 s gets a thread dump
-     * into its output and is ended; the test then fails with that output. Sticky CUDA faults poison the process,
-     * so fault tests trap in a child.
-     */
-    static String runChild(Class<?> main, java.util.List<String> jvmOptions, String... args) throws Exception {
-        java.util.List<String> cmd = new java.util.ArrayList<>();
-        cmd.add(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.add("--enable-native-access=ALL-UNNAMED");
-        cmd.addAll(jvmOptions);
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(main.getName());
-        cmd.addAll(java.util.List.of(args));
-        Process child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        boolean exited = child.waitFor(120, java.util.concurrent.TimeUnit.SECONDS);
-        if (!exited) { // a thread dump into its output, then end it: its output ends with it, and is read below
-            new ProcessBuilder("kill", "-3", Long.toString(child.pid())).start()
-                    .waitFor(5, java.util.concurrent.TimeUnit.SECONDS);
-            Thread.sleep(2_000);
-            child.destroyForcibly().waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
-        }
-        String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        System.out.println(out);
-        org.assertj.core.api.Assertions.assertThat(exited).as("child finished; output:%n%s", out).isTrue();
-        org.assertj.core.api.Assertions.assertThat(child.exitValue()).as("child output:%n%s", out).isZero();
-        return out;
-    }
-
     /** Skips the test unless libcuda.so.1 loads, cuInit works and there is a device. */
     static void assumeCuda() {
         assumeTrue(NativeLibraries.isAvailable("libcuda.so.1"), "libcuda.so.1 is not installed: no CUDA driver here");
