@@ -8,6 +8,7 @@ import io.gpusync.SyncWaiter;
 import io.gpusync.VulkanSemaphoreKind;
 import io.gpusync.bindings.egl.Egl;
 import io.gpusync.bindings.gles.Gles;
+import io.gpusync.internal.CStrings;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -128,7 +129,7 @@ public final class GlSemaphores {
         List<String> missing = missingExtensions(timeline);
         if (!missing.isEmpty()) {
             MemorySegment renderer = Gles.glGetString(0x1F01); // GL_RENDERER
-            String name = renderer.equals(MemorySegment.NULL) ? "?" : renderer.reinterpret(4096).getString(0);
+            String name = renderer.equals(MemorySegment.NULL) ? "?" : CStrings.read(renderer);
             throw new SyncNotSupportedException(BackendKind.OPENGL, "this OpenGL (" + name + ") lacks "
                     + String.join(" and ", missing) + ": it cannot import a Vulkan semaphore fd");
         }
@@ -143,7 +144,7 @@ public final class GlSemaphores {
             for (int i = 0; i < n.get(JAVA_INT, 0); i++) {
                 MemorySegment s = Fns.getStringi(i);
                 if (!s.equals(MemorySegment.NULL)) {
-                    present.add(s.reinterpret(1024).getString(0));
+                    present.add(CStrings.read(s));
                 }
             }
         }
