@@ -158,19 +158,25 @@ public final class GlSemaphores {
         return missing;
     }
 
-    /** One imported semaphore object, deleted once every waiter over it is closed. */
-    private static final class SemaphoreObject {
+    /**
+     * One imported semaphore object, deleted once every waiter over it is closed. It holds the group's contexts
+     * until it is deleted: its deletion and its rebinds run in one of them, also after the group was closed.
+     */
+    static final class SemaphoreObject {
         private final GlShareGroup group;
         private final int semaphore;
-        private final io.gpusync.spi.NativeAnchor anchor;
+        final io.gpusync.spi.NativeAnchor anchor;
 
         SemaphoreObject(GlShareGroup group, int semaphore) {
             this.group = group;
             this.semaphore = semaphore;
             ShareContexts contexts = group.contexts();
+            group.hold(); // dropped after the deletion below
             this.anchor = io.gpusync.spi.NativeAnchor.adoptBlocking("GL semaphore " + semaphore, () -> {
                 try (ShareContexts.Binding ignored = contexts.bind(); Arena a = Arena.ofConfined()) {
                     Fns.call(Fns.DELETE, 1, a.allocateFrom(JAVA_INT, semaphore));
+                } finally {
+                    group.releaseHold();
                 }
             });
         }
