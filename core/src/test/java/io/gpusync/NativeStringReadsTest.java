@@ -32,7 +32,7 @@ class NativeStringReadsTest {
 
     @Test
     void noMainSourceReadsAStringFromASegmentReinterpretedToAMadeUpLength() throws IOException {
-        Path main = checkout().resolve("core/src/main/java");
+        Path main = Checkout.root().resolve("core/src/main/java");
         List<String> found = new ArrayList<>();
         List<Path> sources;
         try (Stream<Path> files = Files.walk(main)) {
@@ -88,16 +88,5 @@ class NativeStringReadsTest {
 
     private static int line(String text, int offset) {
         return (int) text.substring(0, offset).chars().filter(c -> c == '\n').count() + 1;
-    }
-
-    /** The checkout's root: the first directory at or above the working directory with core's sources. */
-    private static Path checkout() {
-        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
-            if (Files.isRegularFile(dir.resolve("core/src/main/java/module-info.java"))) {
-                return dir;
-            }
-        }
-        throw new AssertionError("no checkout (core/src/main/java/module-info.java) above "
-                + Path.of("").toAbsolutePath());
     }
 }
