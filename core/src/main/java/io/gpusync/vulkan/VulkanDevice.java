@@ -37,6 +37,10 @@ import static io.gpusync.vulkan.VkResults.hex;
  * <p><b>Lifetime.</b> {@link #close()} drops this view's hold (idempotent). gpusync keeps per-device state
  * (the wait set's private wake-up semaphore) until every view and every waiter minted from the device is
  * closed or unreachable and no wait is in progress; adopted semaphores and fences are destroyed before that.
+ * gpusync holds an owned semaphore or fence while it has handed it to the driver ({@link #hostSignal},
+ * {@link #counterValue}, a {@code VulkanContext} submission until it completes); batches and signals the
+ * application makes itself with an adopted handle are its own to cover: keep a waiter on it open until they have
+ * completed (Vulkan forbids destroying a semaphore or fence that a pending batch refers to).
  * The caller destroys a wrapped {@code VkDevice} only after all of that — destroying it earlier is
  * undefined behaviour in Vulkan, which gpusync cannot detect. Minting from a closed view throws
  * {@link IllegalStateException}.
