@@ -1,29 +1,56 @@
 package io.gpusync;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Test support: runs a {@code main} class in a child JVM, for scenarios that can end the process (a driver that aborts,
- * a sticky CUDA fault). The child gets this JVM's {@code java}, class path and environment (the build's
- * {@code LD_PRELOAD} of {@code libjsig.so} and {@code VK_DRIVER_FILES} included), plus
- * {@code --enable-native-access=ALL-UNNAMED}.
+ * The tests' one launcher of child JVMs: for what must not happen in the test JVM itself (sticky CUDA faults
+ * poison the process; a crash is the expected outcome; a native environment such as glibc's malloc checker must
+ * be in place from the start). The child gets this JVM's {@code java}, class path and native-access flag, plus
+ * the given options and environment; its output (stdout and stderr) goes to a file, so a chatty child never
+ * blocks on a full pipe. A child still running after 120 s gets a thread dump into its output and is ended.
  */
 public final class ChildJvm {
+    private static final long LIMIT_SECONDS = 120;
+
+    /** How a child ended: its exit status ({@code -1}: a crash gives the signal's 128 + n) and its output. */
+    public record Result(int exitCode, String output) {
+    }
+
     private ChildJvm() {
     }
 
     /**
-     * Runs {@code main} with {@code jvmOptions} and {@code args} and returns its output (stdout and stderr) once it has
-     * exited with status 0. A child still running after 120 s gets a thread dump into its output and is ended; the
-     * test then fails with that output, as it does for a non-zero status (SIGABRT: 134).
+     * Runs {@code main} and returns its output once it has exited with status 0; fails the test with that output
+     * otherwise.
      */
-    public static String run(Class<?> main, List<String> jvmOptions, String... args) throws Exception {
+    public static String runOk(Class<?> main, List<String> jvmOptions, Map<String, String> environment,
+                               String... args) throws IOException, InterruptedException {
+        Result r = run(main, jvmOptions, environment, args);
+        assertThat(r.exitCode()).as("child exit status; its output:%n%s", r.output()).isZero();
+        return r.output();
+    }
+
+    /** {@link #runOk(Class, List, Map, String...)} with this JVM's environment. */
+    public static String runOk(Class<?> main, List<String> jvmOptions, String... args)
+            throws IOException, InterruptedException {
+        return runOk(main, jvmOptions, Map.of(), args);
+    }
+
+    /**
+     * Runs {@code main} to its end, whatever its exit status, and prints its output. {@code environment} is added
+     * to this JVM's environment (an entry replaces the inherited one).
+     */
+    public static Result run(Class<?> main, List<String> jvmOptions, Map<String, String> environment,
+                             String... args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("--enable-native-access=ALL-UNNAMED");
@@ -32,17 +59,24 @@ public final class ChildJvm {
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(main.getName());
         cmd.addAll(List.of(args));
-        Process child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        boolean exited = child.waitFor(120, TimeUnit.SECONDS);
-        if (!exited) { // a thread dump into its output, then end it: its output ends with it, and is read below
-            new ProcessBuilder("kill", "-3", Long.toString(child.pid())).start().waitFor(5, TimeUnit.SECONDS);
-            Thread.sleep(2_000);
-            child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        Path log = Files.createTempFile("gpusync-child-", ".log");
+        try {
+            ProcessBuilder builder = new ProcessBuilder(cmd).redirectErrorStream(true)
+                    .redirectOutput(log.toFile());
+            builder.environment().putAll(environment);
+            Process child = builder.start();
+            boolean exited = child.waitFor(LIMIT_SECONDS, TimeUnit.SECONDS);
+            if (!exited) { // a thread dump into its output, then end it
+                new ProcessBuilder("kill", "-3", Long.toString(child.pid())).start().waitFor(5, TimeUnit.SECONDS);
+                Thread.sleep(2_000);
+                child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+            String out = new String(Files.readAllBytes(log), StandardCharsets.UTF_8); // hs_err may not be UTF-8
+            System.out.println(out);
+            assertThat(exited).as("child finished within %d s; output:%n%s", LIMIT_SECONDS, out).isTrue();
+            return new Result(child.exitValue(), out);
+        } finally {
+            Files.deleteIfExists(log);
         }
-        String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        System.out.println(out);
-        assertThat(exited).as("child finished; output:%n%s", out).isTrue();
-        assertThat(child.exitValue()).as("child's exit status; output:%n%s", out).isZero();
-        return out;
     }
 }

@@ -7,6 +7,7 @@ import io.gpusync.SyncBackendException;
 import io.gpusync.SyncException;
 import io.gpusync.SyncNotSupportedException;
 import io.gpusync.bindings.cuda.Cuda;
+import io.gpusync.internal.CStrings;
 import io.gpusync.internal.NativeLibraries;
 
 import java.io.InputStream;
@@ -214,7 +215,7 @@ final class CudaResults {
                 return null; // CUDA_ERROR_INVALID_VALUE: the driver does not know the code
             }
             MemorySegment s = p.get(ValueLayout.ADDRESS, 0);
-            return s.equals(MemorySegment.NULL) ? null : s.reinterpret(256).getString(0);
+            return s.equals(MemorySegment.NULL) ? null : CStrings.read(s);
         } catch (LinkageError | RuntimeException e) {
             return null;
         }

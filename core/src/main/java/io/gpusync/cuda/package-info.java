@@ -64,6 +64,54 @@
  *       {@code cuDevicePrimaryCtxRelease_v2} once the last point it minted is released</td></tr>
  * </table>
  *
+ * <p><b>Native boundary.</b> Every place where gpusync hands the driver something that may outlive the call, or
+ * destroys what the driver may still use, and why the free comes after the driver's last use:
+ * <table>
+ *   <caption>CUDA: what the driver keeps, who owns it, what keeps it alive</caption>
+ *   <tr><th>site</th><th>what, and whose</th><th>why the free comes after the driver's last use</th></tr>
+ *   <tr><td>{@code cuStreamAddCallback} ({@code HostFunctions.launch})</td><td>the one
+ *       {@code CUstreamCallback} upcall stub of the process; gpusync's, in {@code Arena.global()}</td>
+ *       <td>never freed: a launched callback cannot be withdrawn, so the code it calls lives as long as the
+ *       process</td></tr>
+ *   <tr><td>its {@code userData}</td><td>a {@code long} key of an {@code UpcallRegistry}, not a pointer</td>
+ *       <td>nothing to free: a callback whose key was cancelled or failed finds nothing and returns</td></tr>
+ *   <tr><td>private stream of {@code HostFunctions.launchAfterEvent}</td><td>{@code cuStreamCreate}d by
+ *       gpusync, carries a {@code cuStreamWaitEvent} and the callback</td><td>{@code cuStreamDestroy_v2} right after
+ *       the launch: CUDA keeps a destroyed stream until its pending work (the wait, the callback) has run</td></tr>
+ *   <tr><td>events given to {@code cuStreamWaitEvent} (private streams, a timeline's order event,
+ *       {@code waitOnForeignStream})</td><td>the event's owner</td><td>the wait takes the event's state at the
+ *       call; the call runs under the waiter's claim, and destroying the event afterwards is allowed</td></tr>
+ *   <tr><td>owned {@code CUevent} ({@link io.gpusync.cuda.CudaEvents#adopt}, {@code record},
+ *       {@code CudaWorkQueue.recordEvent})</td><td>gpusync</td><td>{@code cuEventDestroy_v2} (context pushed) when
+ *       the {@code NativeAnchor}'s last hold drops: probes, waits and armed callbacks hold claims, and a deferred
+ *       arm holds the waiter's ({@code EventWakeup}); an event still recorded may be destroyed (the driver frees it
+ *       on completion). A borrowed event is the caller's</td></tr>
+ *   <tr><td>timeline word written by {@code cuStreamWriteValue64_v2} ({@link io.gpusync.cuda.CudaHostTimeline})
+ *       </td><td>8 bytes of a {@code PinnedWordPool} slab ({@code cuMemHostAlloc(DEVICEMAP | PORTABLE)} in the
+ *       device's primary context, which the pool retains); gpusync's</td><td>slabs are never freed; a word goes
+ *       back to the pool only after its timeline's anchor is released <em>and</em> it shows the last value
+ *       advanced ({@code TimelineState.release}, else {@code PinnedReaper} waits for the write); a word whose
+ *       context failed with a write pending is never reused. A GPU wait of the application's
+ *       ({@code cuStreamWaitValue64} on the point's address) is the application's: keep the timeline or a waiter
+ *       open until it has completed (a recycled word is zeroed)</td></tr>
+ *   <tr><td>timeline order and mark events</td><td>gpusync</td><td>destroyed by {@code TimelineState.release}
+ *       after its callback keys are cancelled; streams already waiting on them are unaffected</td></tr>
+ *   <tr><td>{@code CUexternalSemaphore} ({@link io.gpusync.cuda.CudaExternalSemaphore}; the fd passes to the
+ *       driver on a successful import)</td><td>gpusync</td><td>{@code cuDestroyExternalSemaphore} once the object
+ *       and every point's waiter are closed and no call on it is in progress. <b>Not covered:</b> a
+ *       {@code waitAsync}/{@code signalAsync} (or a point's wait) still pending on a stream; CUDA requires them
+ *       complete before the destroy, so keep the object or a point's waiter open until the streams have passed
+ *       them</td></tr>
+ *   <tr><td>parameter arrays ({@code cuLaunchKernel}, {@code cu*ExternalSemaphoresAsync}), out-pointers</td>
+ *       <td>confined arenas</td><td>read during the call only (kernel parameters are copied at launch)</td></tr>
+ *   <tr><td>primary contexts</td><td>{@code cuDevicePrimaryCtxRetain} by {@code CudaWorkQueue} and by
+ *       {@code PinnedWordPool}</td><td>the queue's is released once it is closed and every point it minted is
+ *       released (each holds the context); the pool's never (its slabs live in it)</td></tr>
+ *   <tr><td>{@code CudaWorkQueue.close()}</td><td>its stream and module</td><td>{@code cuStreamSynchronize}
+ *       first, then {@code cuModuleUnload} and {@code cuStreamDestroy_v2}: no kernel of the module is still
+ *       running</td></tr>
+ * </table>
+ *
  * <p><b>Errors.</b> Every {@code CUresult} maps to an {@link io.gpusync.ErrorKind} and an exception.
  * <b>Classification</b> (what a failed driver call becomes), reviewed against every code of the CUDA 13.0 {@code CUresult}
  * list; codes not named below (and codes newer than the header) are {@link io.gpusync.ErrorKind#CONFIGURATION}:

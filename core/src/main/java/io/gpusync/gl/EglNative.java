@@ -8,6 +8,7 @@ import io.gpusync.SyncException;
 import io.gpusync.SyncNotSupportedException;
 import io.gpusync.bindings.egl.Egl;
 import io.gpusync.bindings.gles.Gles;
+import io.gpusync.internal.CStrings;
 import io.gpusync.internal.NativeLibraries;
 
 import java.lang.foreign.Arena;
@@ -85,7 +86,7 @@ final class EglNative {
         if (s.equals(MemorySegment.NULL)) {
             return false;
         }
-        String all = s.reinterpret(Integer.MAX_VALUE).getString(0);
+        String all = CStrings.read(s);
         return (" " + all + " ").contains(" " + extension + " ");
     }
 

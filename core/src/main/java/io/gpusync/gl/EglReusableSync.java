@@ -18,19 +18,24 @@ import java.util.Objects;
 /**
  * A host-signalled EGL sync ({@code EGL_KHR_reusable_sync}): a binary sync object that the CPU signals and
  * resets with {@code eglSignalSyncKHR}, waited on like any EGL sync through {@link #point()} (and GPU-side
- * with {@code eglWaitSync} by consumers that support it). Created unsignalled.
+ * with {@code eglWaitSync} by consumers that support it). {@link #create} makes a new, unsignalled one;
+ * {@link #adopt} takes over one the application created.
  *
- * <p><b>Lifetime.</b> The sync is destroyed ({@code eglDestroySyncKHR}) exactly once, after this object and
- * the point's waiter have both been closed (or become unreachable) and no wait on it is in progress; a
- * {@link #signal()} after {@link #close()} throws {@link IllegalStateException}. The display stays the
- * caller's. A {@link #signal()} holds the sync for the whole {@code eglSignalSyncKHR} call: Mesa (22.3) wakes
- * the waiters with the display unlocked and still writes to the sync afterwards, so a wait it ends must not be
- * able to destroy the sync under it. Code that signals {@link #handle()} directly must keep this object open
- * until its call has returned.
+ * <p><b>Ownership and lifetime.</b> gpusync owns the sync: it is destroyed ({@code eglDestroySyncKHR}) exactly
+ * once, after this object and the point's waiter have both been closed (or become unreachable) and no wait on
+ * it is in progress — on the thread that dropped the last hold. The display stays the caller's. This object
+ * holds its own claim on the sync, and {@link #signal()} holds one more for the whole {@code eglSignalSyncKHR}
+ * call: Mesa (22.3) wakes the waiters with the display unlocked and still writes to the sync afterwards, so a
+ * wait it ends must not be able to destroy the sync under it. The application may therefore also signal
+ * {@link #handle()} with its own {@code eglSignalSyncKHR}, provided the call returns before it closes this object
+ * (keep the object open and reachable across the call: try-with-resources does both). Closing waiters, from any
+ * thread and at any time, never destroys the sync while this object is open. A {@link #signal()} after
+ * {@link #close()} throws {@link IllegalStateException}.
  *
- * <p><b>Threading and blocking.</b> Thread-safe; {@link #signal()}/{@link #unsignal()} never block and wake
- * every thread blocked in the point's {@code await}. A wait cannot be cancelled except by its timeout (or
- * by signalling).
+ * <p><b>Threading, blocking and cancellation.</b> Thread-safe. {@link #signal()}/{@link #unsignal()} never
+ * block and wake every thread blocked in the point's {@code await}. A wait blocks its thread in
+ * {@code eglClientWaitSyncKHR} in slices of at most 50 ms; an interrupt ends it within a slice
+ * ({@link io.gpusync.SyncCancelledException}), otherwise only a signal or its timeout ends it.
  */
 public final class EglReusableSync implements AutoCloseable {
     private final MemorySegment display;
@@ -82,12 +87,39 @@ public final class EglReusableSync implements AutoCloseable {
         return create(MemorySegment.ofAddress(display));
     }
 
+    /**
+     * Takes ownership of {@code sync}, a reusable sync ({@code EGL_SYNC_REUSABLE_KHR}) that the application
+     * created on the initialised {@code display}; see the class comment for when it is destroyed, and for raw
+     * {@code eglSignalSyncKHR} calls on it. If this throws, the sync stays the caller's.
+     *
+     * @throws SyncInvalidArgumentException     if {@code sync} is not a reusable sync (a fence sync goes to
+     *                                          {@link EglSyncs#adopt}), or a handle is {@code EGL_NO_*}
+     * @throws SyncNotSupportedException        if libEGL is absent or lacks {@code eglSignalSyncKHR}
+     * @throws io.gpusync.SyncBackendException if EGL rejects the handles
+     */
+    public static EglReusableSync adopt(MemorySegment display, MemorySegment sync) {
+        if (EglSyncs.validate(display, sync) != Egl.EGL_SYNC_REUSABLE_KHR()) {
+            throw new SyncInvalidArgumentException(BackendKind.OPENGL, "EGLSync " + EglNative.hex(sync)
+                    + " is not a reusable sync (EGL_SYNC_REUSABLE_KHR); adopt a fence sync with EglSyncs.adopt");
+        }
+        EglNative.Khr.require(EglNative.Khr.SIGNAL_SYNC, "eglSignalSyncKHR");
+        return new EglReusableSync(display, sync);
+    }
+
+    /** {@link #adopt(MemorySegment, MemorySegment)} from raw {@code EGLDisplay} and {@code EGLSync} values. */
+    public static EglReusableSync adopt(long display, long sync) {
+        return adopt(MemorySegment.ofAddress(display), MemorySegment.ofAddress(sync));
+    }
+
     /** The point that is signalled while this sync is; its {@code glsync} is the {@code EGLSync} handle. */
     public SyncPoint.OpenGLSync point() {
         return point;
     }
 
-    /** The {@code EGLSync} handle. */
+    /**
+     * The {@code EGLSync} handle. It stays valid while this object is open; a raw {@code eglSignalSyncKHR} on it
+     * must return before {@link #close()} is called.
+     */
     public MemorySegment handle() {
         return sync;
     }
@@ -110,7 +142,10 @@ public final class EglReusableSync implements AutoCloseable {
         });
     }
 
-    /** Drops this producer's hold; the sync is destroyed once the point's waiter is closed too. Idempotent. */
+    /**
+     * Drops this object's hold; the sync is destroyed once the point's waiter is closed too and no wait is in
+     * progress. Call it after every signal of yours has returned. Idempotent; never blocks.
+     */
     @Override
     public void close() {
         claim.close();

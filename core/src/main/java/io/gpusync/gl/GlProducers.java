@@ -6,6 +6,7 @@ import io.gpusync.SyncPoint;
 import io.gpusync.bindings.egl.Egl;
 import io.gpusync.bindings.egl.PFNEGLCREATESYNCKHRPROC;
 import io.gpusync.bindings.gles.Gles;
+import io.gpusync.internal.CStrings;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -73,7 +74,7 @@ public final class GlProducers {
             EglNative.requireGl();
             MemorySegment clientExt = Egl.eglQueryString(Egl.EGL_NO_DISPLAY(), Egl.EGL_EXTENSIONS());
             if (clientExt.equals(MemorySegment.NULL)
-                    || !clientExt.reinterpret(Integer.MAX_VALUE).getString(0).contains("EGL_MESA_platform_surfaceless")) {
+                    || !CStrings.read(clientExt).contains("EGL_MESA_platform_surfaceless")) {
                 throw new SyncNotSupportedException(BackendKind.OPENGL,
                         "EGL has no EGL_MESA_platform_surfaceless client extension (Mesa's libegl-mesa0 not installed?)");
             }

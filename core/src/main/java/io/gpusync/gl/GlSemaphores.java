@@ -8,6 +8,7 @@ import io.gpusync.SyncWaiter;
 import io.gpusync.VulkanSemaphoreKind;
 import io.gpusync.bindings.egl.Egl;
 import io.gpusync.bindings.gles.Gles;
+import io.gpusync.internal.CStrings;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -128,7 +129,7 @@ public final class GlSemaphores {
         List<String> missing = missingExtensions(timeline);
         if (!missing.isEmpty()) {
             MemorySegment renderer = Gles.glGetString(0x1F01); // GL_RENDERER
-            String name = renderer.equals(MemorySegment.NULL) ? "?" : renderer.reinterpret(4096).getString(0);
+            String name = renderer.equals(MemorySegment.NULL) ? "?" : CStrings.read(renderer);
             throw new SyncNotSupportedException(BackendKind.OPENGL, "this OpenGL (" + name + ") lacks "
                     + String.join(" and ", missing) + ": it cannot import a Vulkan semaphore fd");
         }
@@ -143,7 +144,7 @@ public final class GlSemaphores {
             for (int i = 0; i < n.get(JAVA_INT, 0); i++) {
                 MemorySegment s = Fns.getStringi(i);
                 if (!s.equals(MemorySegment.NULL)) {
-                    present.add(s.reinterpret(1024).getString(0));
+                    present.add(CStrings.read(s));
                 }
             }
         }
@@ -157,19 +158,25 @@ public final class GlSemaphores {
         return missing;
     }
 
-    /** One imported semaphore object, deleted once every waiter over it is closed. */
-    private static final class SemaphoreObject {
+    /**
+     * One imported semaphore object, deleted once every waiter over it is closed. It holds the group's contexts
+     * until it is deleted: its deletion and its rebinds run in one of them, also after the group was closed.
+     */
+    static final class SemaphoreObject {
         private final GlShareGroup group;
         private final int semaphore;
-        private final io.gpusync.spi.NativeAnchor anchor;
+        final io.gpusync.spi.NativeAnchor anchor;
 
         SemaphoreObject(GlShareGroup group, int semaphore) {
             this.group = group;
             this.semaphore = semaphore;
             ShareContexts contexts = group.contexts();
+            group.hold(); // dropped after the deletion below
             this.anchor = io.gpusync.spi.NativeAnchor.adoptBlocking("GL semaphore " + semaphore, () -> {
                 try (ShareContexts.Binding ignored = contexts.bind(); Arena a = Arena.ofConfined()) {
                     Fns.call(Fns.DELETE, 1, a.allocateFrom(JAVA_INT, semaphore));
+                } finally {
+                    group.releaseHold();
                 }
             });
         }

@@ -147,6 +147,21 @@ public final class GlShareGroup implements AutoCloseable {
         return contexts;
     }
 
+    /**
+     * Keeps the group's contexts alive, also past {@link #close()}, until {@link #releaseHold()}: for a native
+     * object of the group that is deleted in one of them.
+     *
+     * @throws IllegalStateException if this group is closed
+     */
+    void hold() {
+        userClaim.enter();
+    }
+
+    /** Ends a {@link #hold()}. */
+    void releaseHold() {
+        userClaim.exit();
+    }
+
     /** Number of wait contexts created so far: the peak number of concurrent waits on this group. */
     int waitContextsCreated() {
         return contexts.created();

@@ -18,5 +18,37 @@
  * Blocking waits cannot be interrupted once inside the driver; use short timeouts or the reactor adapter to
  * cancel. Absent libraries ({@code libEGL.so.1}, {@code libGLESv2.so.2}) surface as
  * {@link io.gpusync.SyncNotSupportedException}.
+ *
+ * <p><b>Native boundary.</b> Every place where gpusync hands the driver something that may outlive the call, or
+ * destroys what the driver may still use, and why the free comes after the driver's last use:
+ * <table>
+ *   <caption>OpenGL/EGL: what the driver keeps, who owns it, what keeps it alive</caption>
+ *   <tr><th>site</th><th>what, and whose</th><th>why the free comes after the driver's last use</th></tr>
+ *   <tr><td>owned {@code EGLSync}: a fence ({@link io.gpusync.gl.EglSyncs#adopt}) or a reusable sync
+ *       ({@link io.gpusync.gl.EglReusableSync#create}, {@link io.gpusync.gl.EglReusableSync#adopt})</td>
+ *       <td>gpusync</td><td>{@code eglDestroySyncKHR} when the anchor's last hold drops: every
+ *       {@code eglClientWaitSyncKHR} and {@code eglGetSyncAttribKHR} runs under a claim; a reusable sync is also
+ *       held by its {@code EglReusableSync} until that is closed, which covers {@code signal()} and the
+ *       application's raw {@code eglSignalSyncKHR} calls made while it is open (Mesa writes to the sync after
+ *       waking the waiters). {@code EglSyncs.adopt} refuses a reusable sync. A borrowed sync is the
+ *       caller's</td></tr>
+ *   <tr><td>owned {@code GLsync} ({@link io.gpusync.gl.GlShareGroup#adoptGlSync}, {@code EglProducer.fence})
+ *       </td><td>gpusync</td><td>{@code glDeleteSync} in a context of the group, on the housekeeping thread, after
+ *       the last wait; it holds the group, so that context still exists</td></tr>
+ *   <tr><td>pooled wait contexts ({@code ShareContexts})</td><td>gpusync</td><td>{@code eglDestroyContext} once
+ *       the group is closed, no wait is in progress and every owned {@code GLsync} and semaphore object of the
+ *       group has been deleted (each holds the group)</td></tr>
+ *   <tr><td>GL semaphore object ({@link io.gpusync.gl.GlSemaphores#importFd}; the fd passes to GL on
+ *       success)</td><td>gpusync</td><td>{@code glDeleteSemaphoresEXT} in a context of the group, on the
+ *       housekeeping thread, once every waiter is closed; the object holds the group until then. The fence queued
+ *       after its {@code glWaitSemaphoreEXT} is an owned {@code GLsync}</td></tr>
+ *   <tr><td>driver strings ({@code eglQueryString}, {@code glGetString}, {@code glGetStringi})</td><td>the
+ *       driver's</td><td>read while the display or context lives, with their exact length
+ *       ({@code strlen}, then exactly that many bytes)</td></tr>
+ *   <tr><td>attribute lists, out-parameters</td><td>confined arenas, per-thread scratch; a group's context
+ *       attributes live as long as its {@code ShareContexts}</td><td>read during the call</td></tr>
+ *   <tr><td>{@code EglProducer} context and surface</td><td>gpusync</td><td>destroyed by {@code close()}; the
+ *       display is never terminated (other users may share it)</td></tr>
+ * </table>
  */
 package io.gpusync.gl;

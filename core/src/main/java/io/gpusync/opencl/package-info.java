@@ -18,5 +18,33 @@
  * <p><b>Releases.</b> gpusync holds its reference to a command's event back while the driver may still fail the
  * command (PoCL 3.1 aborts the process when a failing command's last reference is gone too early); closing a point is
  * safe at any time. {@link io.gpusync.opencl.OpenClEvents} says what is safe for references the application keeps.
+ *
+ * <p><b>Native boundary.</b> Every place where gpusync hands the driver something that may outlive the call, or
+ * releases what the driver may still use, and why the release comes after the driver's last use:
+ * <table>
+ *   <caption>OpenCL: what the driver keeps, who owns it, what keeps it alive</caption>
+ *   <tr><th>site</th><th>what, and whose</th><th>why the free comes after the driver's last use</th></tr>
+ *   <tr><td>{@code clSetEventCallback} ({@code ClCallbacks.register})</td><td>the one {@code pfn_notify} upcall
+ *       stub of the process; gpusync's, in {@code Arena.global()}</td><td>never freed: OpenCL cannot unregister a
+ *       callback</td></tr>
+ *   <tr><td>its {@code user_data}</td><td>a {@code long} key of an {@code UpcallRegistry}, not a pointer</td>
+ *       <td>nothing to free: a callback whose registration was cancelled finds nothing and returns</td></tr>
+ *   <tr><td>{@code cl_event} references ({@link io.gpusync.opencl.OpenClEvents#adopt}; {@code borrow} takes a
+ *       {@code clRetainEvent} of its own; producer events)</td><td>gpusync's reference</td><td>{@code clReleaseEvent}
+ *       when the anchor's last hold drops: every pending callback registration holds a claim until it completes
+ *       or is cancelled, the sweep probes under one, waits ({@code clWaitForEvents}) and probes hold one. A
+ *       callback the driver still has after its registration was cancelled gets the event from the driver, which
+ *       keeps it until its callbacks have run</td></tr>
+ *   <tr><td>wait lists of {@code OpenClContext} enqueues</td><td>the listed events' owners</td><td>entered for
+ *       the call, the list read during it; the driver keeps its own dependency (OpenCL deletes an event only once
+ *       no enqueued command waits for it; PoCL 3.1 breaks this for a failed user event)</td></tr>
+ *   <tr><td>{@code cl_semaphore_khr} ({@link io.gpusync.opencl.OpenClSemaphores#waitOn})</td><td>a
+ *       {@code clRetainSemaphoreKHR} of gpusync's</td><td>{@code clReleaseSemaphoreKHR} once the waiter is closed;
+ *       OpenCL keeps a semaphore that enqueued commands still use</td></tr>
+ *   <tr><td>{@code clSetUserEventStatus} ({@code OpenClUserEvent})</td><td>gpusync's user event</td><td>runs
+ *       under the event's claim</td></tr>
+ *   <tr><td>{@code OpenClContext.close()}</td><td>kernel, program, buffer, queue, context</td><td>released; OpenCL
+ *       keeps what pending commands use</td></tr>
+ * </table>
  */
 package io.gpusync.opencl;

@@ -113,20 +113,6 @@ public final class NativeAnchor {
         return new Claim(owner);
     }
 
-    /**
-     * Holds the primitive for one call made on the application's behalf (a host signal through gpusync), with
-     * no view of its own: {@code false} if it has been released. A successful call must be paired with
-     * {@link #exit()}.
-     */
-    public boolean tryEnter() {
-        return tryHold();
-    }
-
-    /** Ends a hold taken by {@link #tryEnter()}. */
-    public void exit() {
-        drop();
-    }
-
     private boolean tryHold() {
         while (true) {
             long n = holds.get();

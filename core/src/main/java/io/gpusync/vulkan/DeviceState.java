@@ -6,10 +6,12 @@ import io.gpusync.SyncException;
 import io.gpusync.spi.NativeAnchor;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.ref.Reference;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import io.gpusync.vulkan.VulkanProducers.VulkanContext;
 
@@ -21,8 +23,9 @@ import static io.gpusync.vulkan.VkResults.hex;
  * of its blocked timeline waits, a sticky "device lost" flag, and the device's lifetime {@link NativeAnchor}.
  *
  * <p>The anchor is held by every open {@link VulkanDevice} view, every waiter, every owned handle (until
- * it is destroyed) and every wait in progress. When the last hold drops, the wait set's wake-up semaphore
- * and the wake semaphore are destroyed and then, for a device gpusync created ({@link VulkanContext}), the device itself.
+ * it is destroyed) and every wait in progress. When the last hold drops, the wait set's wake-up semaphore,
+ * the wake semaphore and the submissions' retirement semaphore ({@link SubmissionHolds}) are destroyed and
+ * then, for a device gpusync created ({@link VulkanContext}), the device itself.
  *
  * <p><b>One state per live device.</b> {@link #acquire} shares the state of an address only while a view
  * of it ({@link VulkanDevice}) is open: the views hold a second anchor, and when the last one is closed (or
@@ -39,9 +42,11 @@ final class DeviceState {
     final NativeAnchor anchor;
     final DeviceWaitSet waitSet;
     final WakeSemaphore wakeSemaphore;
-    /** The semaphores gpusync owns on this device, by handle, until they are destroyed. */
-    final Map<Long, NativeAnchor> ownedSemaphores = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Holds on owned handles that pending {@code VulkanContext} submissions refer to. */
+    final SubmissionHolds submissions;
     private final NativeAnchor views;
+    /** Semaphores and fences gpusync owns (adopted or created), by handle, until their release begins. */
+    private final ConcurrentHashMap<Long, NativeAnchor> owned = new ConcurrentHashMap<>();
     private final String description;
     private volatile boolean lost;
 
@@ -51,7 +56,8 @@ final class DeviceState {
         this.description = "VkDevice " + hex(address);
         this.waitSet = new DeviceWaitSet(this);
         this.wakeSemaphore = new WakeSemaphore(this);
-        Release release = new Release(address, waitSet, wakeSemaphore, afterRelease);
+        this.submissions = new SubmissionHolds(this);
+        Release release = new Release(address, waitSet, wakeSemaphore, submissions, afterRelease);
         // a device gpusync created is destroyed after vkDeviceWaitIdle: never on the thread that drops the hold
         this.anchor = afterRelease == null ? NativeAnchor.adopt(description, release)
                 : NativeAnchor.adoptBlocking(description, release);
@@ -106,6 +112,67 @@ final class DeviceState {
         }
     }
 
+    /**
+     * Records that gpusync owns {@code handle} (a semaphore or fence) through {@code anchor}, once a waiter holds
+     * the anchor (a fresh anchor's first claim could otherwise be a {@link #holdIfOwned} whose end releases it).
+     */
+    void own(long handle, NativeAnchor anchor) {
+        owned.put(handle, anchor);
+    }
+
+    /** Forgets {@code handle}: its release has begun. */
+    void disown(long handle) {
+        owned.computeIfPresent(handle, (k, a) -> a.isReleased() ? null : a);
+    }
+
+    /** A hold on an owned handle: keeps it from being destroyed until {@link #close()}. */
+    record Hold(NativeAnchor.Claim claim, Object holder) implements AutoCloseable {
+        @Override
+        public void close() {
+            claim.close();
+            Reference.reachabilityFence(holder); // the claim's owner: reachable until the claim is closed
+        }
+    }
+
+    /**
+     * A hold on {@code handle} if gpusync owns it (adopted or created here), or {@code null} if it does not:
+     * borrowed or unknown here, it is the caller's to keep alive (a handle gpusync has already destroyed is
+     * unknown too: a dead handle). Taken before gpusync hands the handle to the driver and closed once the driver
+     * is done with it, so that no waiter's close can destroy it in between.
+     *
+     * @throws IllegalStateException if gpusync owns {@code handle} and its release has begun (every waiter on it
+     *                               was closed): the handle must not reach the driver
+     */
+    Hold holdIfOwned(long handle, String what) {
+        NativeAnchor anchor = owned.get(handle);
+        while (anchor != null) {
+            Object holder = new Object();
+            try {
+                return new Hold(anchor.claim(holder), holder);
+            } catch (IllegalStateException released) {
+                NativeAnchor now = owned.get(handle);
+                if (now == anchor) { // released, not yet destroyed: the handle is still the one gpusync let go
+                    throw new IllegalStateException(what + ": " + anchor.describe() + " was owned by gpusync and has"
+                            + " been released (every waiter on it was closed)");
+                }
+                anchor = now; // destroyed meanwhile, so the value may now name another object
+            }
+        }
+        return null;
+    }
+
+    /** Runs {@code call}, which hands {@code handle} to the driver, under {@link #holdIfOwned}. */
+    <T> T holdOwned(long handle, String what, Supplier<T> call) {
+        Hold hold = holdIfOwned(handle, what);
+        try {
+            return call.get();
+        } finally {
+            if (hold != null) {
+                hold.close();
+            }
+        }
+    }
+
     /** Whether a call on this device has reported {@code VK_ERROR_DEVICE_LOST}. */
     boolean isLost() {
         return lost;
@@ -139,15 +206,19 @@ final class DeviceState {
     }
 
     /** Runs when the device's last hold drops: refers to no view or waiter. */
-    private record Release(long address, DeviceWaitSet waitSet, WakeSemaphore wakeSemaphore, Runnable afterRelease)
-            implements Runnable {
+    private record Release(long address, DeviceWaitSet waitSet, WakeSemaphore wakeSemaphore,
+                           SubmissionHolds submissions, Runnable afterRelease) implements Runnable {
         @Override
         public void run() {
             try {
                 try {
                     waitSet.destroyWakeSemaphore();
                 } finally {
-                    wakeSemaphore.destroy();
+                    try {
+                        wakeSemaphore.destroy();
+                    } finally {
+                        submissions.destroy(); // no hold is pending: each one holds the device
+                    }
                 }
             } finally {
                 synchronized (SHARED) {

@@ -37,6 +37,10 @@ import static io.gpusync.vulkan.VkResults.hex;
  * <p><b>Lifetime.</b> {@link #close()} drops this view's hold (idempotent). gpusync keeps per-device state
  * (the wait set's private wake-up semaphore) until every view and every waiter minted from the device is
  * closed or unreachable and no wait is in progress; adopted semaphores and fences are destroyed before that.
+ * gpusync holds an owned semaphore or fence while it has handed it to the driver ({@link #hostSignal},
+ * {@link #counterValue}, a {@code VulkanContext} submission until it completes); batches and signals the
+ * application makes itself with an adopted handle are its own to cover: keep a waiter on it open until they have
+ * completed (Vulkan forbids destroying a semaphore or fence that a pending batch refers to).
  * The caller destroys a wrapped {@code VkDevice} only after all of that — destroying it earlier is
  * undefined behaviour in Vulkan, which gpusync cannot detect. Minting from a closed view throws
  * {@link IllegalStateException}.
@@ -114,8 +118,9 @@ public final class VulkanDevice implements AutoCloseable {
         requireHandle(semaphore, "timeline VkSemaphore");
         return mint(() -> {
             NativeAnchor anchor = anchor(adopt, "timeline VkSemaphore " + hex(semaphore), semaphore, 0);
-            return new SyncPoint.Vulkan(semaphore, VulkanSemaphoreKind.TIMELINE, value, handle(),
+            SyncPoint.Vulkan point = new SyncPoint.Vulkan(semaphore, VulkanSemaphoreKind.TIMELINE, value, handle(),
                     new TimelineSemaphoreWaiter(this, semaphore, value, anchor));
+            return owning(point, anchor, semaphore, 0);
         });
     }
 
@@ -132,8 +137,9 @@ public final class VulkanDevice implements AutoCloseable {
         return mint(() -> {
             long semaphore = state.fns.createSemaphore(true, initialValue);
             NativeAnchor anchor = HandleRelease.anchor(state, "timeline VkSemaphore " + hex(semaphore), semaphore, 0);
-            return new SyncPoint.Vulkan(semaphore, VulkanSemaphoreKind.TIMELINE, initialValue, handle(),
-                    new TimelineSemaphoreWaiter(this, semaphore, initialValue, anchor));
+            SyncPoint.Vulkan point = new SyncPoint.Vulkan(semaphore, VulkanSemaphoreKind.TIMELINE, initialValue,
+                    handle(), new TimelineSemaphoreWaiter(this, semaphore, initialValue, anchor));
+            return owning(point, anchor, semaphore, 0);
         });
     }
 
@@ -170,8 +176,8 @@ public final class VulkanDevice implements AutoCloseable {
         requireHandle(semaphore, "binary VkSemaphore");
         return mint(() -> {
             NativeAnchor anchor = anchor(adopt, "binary VkSemaphore " + hex(semaphore), semaphore, 0);
-            return new SyncPoint.Vulkan(semaphore, VulkanSemaphoreKind.BINARY, 0, handle(),
-                    new BinarySemaphoreWaiter(this, semaphore, anchor));
+            return owning(new SyncPoint.Vulkan(semaphore, VulkanSemaphoreKind.BINARY, 0, handle(),
+                    new BinarySemaphoreWaiter(this, semaphore, anchor)), anchor, semaphore, 0);
         });
     }
 
@@ -181,8 +187,8 @@ public final class VulkanDevice implements AutoCloseable {
         return mint(() -> {
             NativeAnchor anchor = anchor(adopt, "binary VkSemaphore " + hex(semaphore) + " + VkFence "
                     + hex(signalFence), semaphore, signalFence);
-            return new SyncPoint.Vulkan(semaphore, VulkanSemaphoreKind.BINARY, 0, handle(),
-                    new VulkanFenceWaiter(this, signalFence, anchor));
+            return owning(new SyncPoint.Vulkan(semaphore, VulkanSemaphoreKind.BINARY, 0, handle(),
+                    new VulkanFenceWaiter(this, signalFence, anchor)), anchor, semaphore, signalFence);
         });
     }
 
@@ -203,14 +209,18 @@ public final class VulkanDevice implements AutoCloseable {
 
     private SyncWaiter fenceWaiter(long fence, boolean adopt) {
         requireHandle(fence, "VkFence");
-        return mint(() -> new VulkanFenceWaiter(this, fence, anchor(adopt, "VkFence " + hex(fence), 0, fence)));
+        return mint(() -> {
+            NativeAnchor anchor = anchor(adopt, "VkFence " + hex(fence), 0, fence);
+            return owning(new VulkanFenceWaiter(this, fence, anchor), anchor, 0, fence);
+        });
     }
 
     /** Creates a fence that gpusync owns (signalled or not) and returns its waiter. */
     public SyncWaiter createFence(boolean signalled) {
         return mint(() -> {
             long fence = state.fns.createFence(signalled);
-            return new VulkanFenceWaiter(this, fence, HandleRelease.anchor(state, "VkFence " + hex(fence), 0, fence));
+            NativeAnchor anchor = HandleRelease.anchor(state, "VkFence " + hex(fence), 0, fence);
+            return owning(new VulkanFenceWaiter(this, fence, anchor), anchor, 0, fence);
         });
     }
 
@@ -219,53 +229,44 @@ public final class VulkanDevice implements AutoCloseable {
      * or below it wake. Refuses a value not above the current counter — Vulkan requires strictly
      * increasing values, and drivers answer a violation with {@code VK_ERROR_DEVICE_LOST} (lavapipe loses
      * the device for good). The check and the signal are not atomic against other signallers of the same
-     * semaphore, which Vulkan forbids anyway. A semaphore gpusync adopted is held for the whole call: a wait
-     * that this signal ends cannot destroy it while the driver is still inside {@code vkSignalSemaphore} (drivers
-     * may touch a primitive after waking its waiters). The application's own calls on an adopted semaphore
-     * ({@code vkSignalSemaphore}, a {@code vkQueueSubmit} that signals it) must keep one of its waiters open
-     * until they have returned, and until the submission has executed.
+     * semaphore, which Vulkan forbids anyway. A semaphore gpusync owns (adopted or created here) is held for the
+     * whole call: the wait that this signal ends may close the last waiter, and a driver may still touch the
+     * semaphore after waking its waiters (Mesa does so with an EGL sync), so it is destroyed only after the call
+     * has returned. A borrowed semaphore is the caller's to keep alive, and so is an owned one until this call:
+     * once every waiter on it is closed, gpusync destroys it and its handle is dead.
      *
-     * @throws IllegalStateException        if gpusync adopted the semaphore and its last waiter was closed
-     *                                      as the call began (never signal a semaphore whose last waiter is
-     *                                      closed: its handle may be gone)
      * @throws SyncInvalidArgumentException if {@code value} is not above the current counter (unsigned)
+     * @throws IllegalStateException        if gpusync owns the semaphore and is destroying it (its last waiter
+     *                                      was just closed); the driver is not called
      * @throws io.gpusync.DeviceLostException if the device is lost
      */
     public void hostSignal(long semaphore, long value) {
         requireHandle(semaphore, "timeline VkSemaphore");
-        NativeAnchor owned = state.ownedSemaphores.get(semaphore);
-        if (owned != null && !owned.tryEnter()) {
-            throw new IllegalStateException("timeline VkSemaphore " + hex(semaphore) + " on " + state
-                    + " has been destroyed: its last waiter was closed");
-        }
-        try {
-            signalHeld(semaphore, value);
-        } finally {
-            if (owned != null) {
-                owned.exit(); // the driver is done with it: its last waiter may now destroy it
-            }
-        }
-    }
-
-    private void signalHeld(long semaphore, long value) {
         mint(() -> {
             String what = "vkSignalSemaphore(VkSemaphore " + hex(semaphore) + ", " + Long.toUnsignedString(value)
                     + ") on " + state;
             state.checkNotLost(what);
-            long current = counter(semaphore);
-            if (Long.compareUnsigned(value, current) <= 0) {
-                throw new SyncInvalidArgumentException(BackendKind.VULKAN, what + " refused: the counter is already "
-                        + Long.toUnsignedString(current) + " and timeline values must strictly increase");
-            }
-            state.check(state.fns.signalSemaphore(semaphore, value), what);
-            return null;
+            return state.holdOwned(semaphore, what, () -> {
+                long current = counter(semaphore);
+                if (Long.compareUnsigned(value, current) <= 0) {
+                    throw new SyncInvalidArgumentException(BackendKind.VULKAN, what + " refused: the counter is "
+                            + "already " + Long.toUnsignedString(current) + " and timeline values must strictly increase");
+                }
+                state.check(state.fns.signalSemaphore(semaphore, value), what);
+                return null;
+            });
         });
     }
 
-    /** The current counter of a timeline semaphore (unsigned), {@code vkGetSemaphoreCounterValue}. */
+    /**
+     * The current counter of a timeline semaphore (unsigned), {@code vkGetSemaphoreCounterValue}; a semaphore
+     * gpusync owns is held for the call.
+     *
+     * @throws IllegalStateException if gpusync owns the semaphore and is destroying it
+     */
     public long counterValue(long semaphore) {
         requireHandle(semaphore, "timeline VkSemaphore");
-        return mint(() -> counter(semaphore));
+        return mint(() -> state.holdOwned(semaphore, "vkGetSemaphoreCounterValue", () -> counter(semaphore)));
     }
 
     private long counter(long semaphore) {
@@ -290,6 +291,22 @@ public final class VulkanDevice implements AutoCloseable {
     @Override
     public void close() {
         claims.close();
+    }
+
+    /**
+     * {@code minted}, after recording its non-zero handles as gpusync's when {@code anchor} is adopted (a waiter
+     * holds it by now): calls that hand them to the driver hold them ({@link DeviceState#holdIfOwned}).
+     */
+    private <T> T owning(T minted, NativeAnchor anchor, long semaphore, long fence) {
+        if (anchor.isAdopted()) {
+            if (semaphore != 0) {
+                state.own(semaphore, anchor);
+            }
+            if (fence != 0) {
+                state.own(fence, anchor);
+            }
+        }
+        return minted;
     }
 
     private NativeAnchor anchor(boolean adopt, String what, long semaphore, long fence) {

@@ -32,7 +32,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 import static io.gpusync.vulkan.VkResults.hex;
 
@@ -65,7 +67,9 @@ public final class VulkanProducers {
      * {@code VkInstance} are destroyed — after {@code vkDeviceWaitIdle} — once every waiter minted from the
      * device is also closed (or unreachable) and no wait is in progress, so a point can never outlive its
      * device. Submitted work must be able to complete (a submission waiting on a value nobody signals would make
-     * that idle-wait hang).
+     * that idle-wait hang). A semaphore or fence that gpusync owns (created or adopted through {@link #device()})
+     * and that a submission here refers to is held until that submission has completed, even if its last waiter is
+     * closed first ({@code SubmissionHolds}); a borrowed one is the caller's to keep alive until then.
      */
     public static final class VulkanContext implements AutoCloseable {
         private final MemorySegment instance;
@@ -296,11 +300,60 @@ public final class VulkanProducers {
                             + hex(fence) + ") on " + device.state;
                     device.state.checkNotLost(what);
                     synchronized (queueLock) {
-                        device.state.check(device.state.fns.queueSubmit(queue, 1, info, fence), what);
+                        List<DeviceState.Hold> holds = holdOwned(what, waitSemaphore, signalSemaphore, fence);
+                        try {
+                            device.state.check(device.state.fns.queueSubmit(queue, 1, info, fence), what);
+                        } catch (RuntimeException | Error e) {
+                            holds.forEach(DeviceState.Hold::close); // nothing was submitted
+                            throw e;
+                        }
+                        if (!holds.isEmpty()) {
+                            retireAfter(arena, holds);
+                        }
                     }
                 }
                 return null;
             });
+        }
+
+        /** Holds on the handles gpusync owns among {@code handles} (0: none), for the batch that uses them. */
+        private List<DeviceState.Hold> holdOwned(String what, long... handles) {
+            List<DeviceState.Hold> holds = new ArrayList<>(handles.length);
+            try {
+                for (long h : handles) {
+                    DeviceState.Hold hold = h == 0 ? null : device.state.holdIfOwned(h, what);
+                    if (hold != null) {
+                        holds.add(hold);
+                    }
+                }
+            } catch (RuntimeException | Error e) {
+                holds.forEach(DeviceState.Hold::close);
+                throw e;
+            }
+            return holds;
+        }
+
+        /**
+         * Submits the empty batch that tells when the batch just submitted is done, and leaves {@code holds} with
+         * {@link SubmissionHolds} until then (see there). If that submit fails the holds are kept for good: when
+         * the first batch is done cannot be known.
+         */
+        private void retireAfter(Arena arena, List<DeviceState.Hold> holds) {
+            SubmissionHolds submissions = device.state.submissions;
+            long[] retirement = submissions.nextRetirement();
+            MemorySegment info = VkSubmitInfo.allocate(arena);
+            VkSubmitInfo.sType(info, Vulkan.VK_STRUCTURE_TYPE_SUBMIT_INFO());
+            MemorySegment timeline = VkTimelineSemaphoreSubmitInfo.allocate(arena);
+            VkTimelineSemaphoreSubmitInfo.sType(timeline, Vulkan.VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO());
+            VkSubmitInfo.pNext(info, timeline);
+            VkSubmitInfo.signalSemaphoreCount(info, 1);
+            VkSubmitInfo.pSignalSemaphores(info, arena.allocateFrom(ValueLayout.JAVA_LONG, retirement[0]));
+            VkTimelineSemaphoreSubmitInfo.signalSemaphoreValueCount(timeline, 1);
+            VkTimelineSemaphoreSubmitInfo.pSignalSemaphoreValues(timeline,
+                    arena.allocateFrom(ValueLayout.JAVA_LONG, retirement[1]));
+            device.state.check(device.state.fns.queueSubmit(queue, 1, info, 0),
+                    "vkQueueSubmit(retirement " + Long.toUnsignedString(retirement[1]) + ") on " + device.state);
+            submissions.retire(retirement[1], holds);
         }
 
         /** Closes {@link #device()}; see the class comment for when the device is destroyed. Idempotent. */

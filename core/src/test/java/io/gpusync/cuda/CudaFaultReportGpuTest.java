@@ -3,6 +3,7 @@ package io.gpusync.cuda;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
+import io.gpusync.ChildJvm;
 import io.gpusync.DeviceLostException;
 import io.gpusync.ErrorKind;
 import io.gpusync.SyncException;
@@ -73,7 +74,7 @@ class CudaFaultReportGpuTest {
     }
 
     private static String child(String scenario) throws Exception {
-        return CudaTestSupport.runChild(Child.class, List.of("-Dgpusync.cuda.hostFunctionsBehindEvents=1"), scenario);
+        return ChildJvm.runOk(Child.class, List.of("-Dgpusync.cuda.hostFunctionsBehindEvents=1"), scenario);
     }
 
     /** Runs in the child JVM. */

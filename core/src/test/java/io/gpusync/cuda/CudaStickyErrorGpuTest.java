@@ -2,6 +2,7 @@ package io.gpusync.cuda;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpusync.ChildJvm;
 import io.gpusync.DeviceLostException;
 import io.gpusync.ErrorKind;
 import io.gpusync.SyncBackendException;
@@ -28,7 +29,7 @@ class CudaStickyErrorGpuTest {
     @Test
     void aTrappingKernelIsFatalForEventsAndTimelines() throws Exception {
         CudaTestSupport.assumeCuda();
-        String out = CudaTestSupport.runChild(Child.class, List.of());
+        String out = ChildJvm.runOk(Child.class, List.of());
         assertThat(out).contains("EVENT_AWAIT FATAL", "EVENT_PROBE FATAL", "TIMELINE_PROBE FATAL", "TIMELINE_AWAIT FATAL");
     }
 

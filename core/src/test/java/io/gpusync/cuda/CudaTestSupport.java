@@ -40,14 +40,6 @@ final class CudaTestSupport {
         assumeTrue(false, "a CUDA driver is here: the fault watch would push the test's made-up context");
     }
 
-    /**
-     * Runs {@code main} in a child JVM ({@link io.gpusync.ChildJvm#run}): sticky CUDA faults poison the process, so
-     * fault tests trap in a child.
-     */
-    static String runChild(Class<?> main, java.util.List<String> jvmOptions, String... args) throws Exception {
-        return io.gpusync.ChildJvm.run(main, jvmOptions, args);
-    }
-
     /** Skips the test unless libcuda.so.1 loads, cuInit works and there is a device. */
     static void assumeCuda() {
         assumeTrue(NativeLibraries.isAvailable("libcuda.so.1"), "libcuda.so.1 is not installed: no CUDA driver here");

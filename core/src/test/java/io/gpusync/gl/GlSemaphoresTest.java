@@ -5,7 +5,10 @@ import io.gpusync.SyncInvalidArgumentException;
 import io.gpusync.SyncNotSupportedException;
 import io.gpusync.VulkanSemaphoreKind;
 import io.gpusync.linux.EventFd;
+import io.gpusync.spi.NativeAnchor;
 import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
 import io.gpusync.gl.GlProducers.EglProducer;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -55,6 +58,35 @@ class GlSemaphoresTest {
                     .isInstanceOf(NullPointerException.class);
             assertThatThrownBy(() -> GlSemaphores.importFd(group, 3, null, 0))
                     .isInstanceOf(NullPointerException.class);
+        }
+    }
+
+    /**
+     * A semaphore object is deleted in one of its group's contexts, on the housekeeping thread, after its last
+     * waiter is closed — possibly after the application closed the group. The group's contexts must still exist
+     * then. (llvmpipe cannot import a semaphore, so the object here has a name GL never made: its deletion is a
+     * no-op, the lifetime of the contexts around it is what is checked.)
+     */
+    @Test
+    void aSemaphoreObjectKeepsItsGroupsContextsUntilItHasBeenDeleted() throws Exception {
+        try (EglProducer producer = GlTestSupport.producer()) {
+            GlShareGroup group = GlShareGroup.of(producer.display().address(), producer.context().address());
+            try (ShareContexts.Binding ignored = group.contexts().bind()) {
+                assertThat(group.waitContextsCreated()).isEqualTo(1);
+            }
+            GlSemaphores.SemaphoreObject object = new GlSemaphores.SemaphoreObject(group, 4242);
+            NativeAnchor.Claim waiter = object.anchor.claim(this);
+            group.close();
+            assertThat(group.waitContextsCreated()).as("the object still needs a context for its deletion")
+                    .isEqualTo(1);
+
+            waiter.close(); // the deletion runs on the housekeeping thread, then the contexts go
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (group.waitContextsCreated() != 0 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertThat(group.waitContextsCreated()).as("destroyed after the deletion").isZero();
+            assertThat(object.anchor.isReleased()).isTrue();
         }
     }
 }

@@ -64,19 +64,6 @@ class NativeAnchorTest {
     }
 
     @Test
-    void aCallMadeForTheApplicationHoldsThePrimitiveAndIsRefusedOnceItIsReleased() {
-        AtomicInteger releases = new AtomicInteger();
-        NativeAnchor anchor = NativeAnchor.adopt("prim", releases::incrementAndGet);
-        NativeAnchor.Claim claim = anchor.claim(new Object());
-        assertThat(anchor.tryEnter()).isTrue(); // a host signal in the driver
-        claim.close();                         // the wait it ended closes the last waiter
-        assertThat(releases).hasValue(0);
-        anchor.exit();                         // the signal call returns
-        assertThat(releases).hasValue(1);
-        assertThat(anchor.tryEnter()).isFalse();
-    }
-
-    @Test
     void whenReleasedCompletesAfterTheReleaseActionHasReturnedAndCannotBeCompletedByItsCaller() {
         AtomicInteger releases = new AtomicInteger();
         NativeAnchor anchor = NativeAnchor.adopt("prim", releases::incrementAndGet);

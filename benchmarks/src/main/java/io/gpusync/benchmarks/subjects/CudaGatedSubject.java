@@ -165,11 +165,21 @@ public final class CudaGatedSubject implements Subject {
             try (Arena a = Arena.ofConfined()) {
                 MemorySegment p = a.allocate(ValueLayout.ADDRESS);
                 if (Cuda.cuGetErrorName(r, p) == 0) {
-                    name = p.get(ValueLayout.ADDRESS, 0).reinterpret(256).getString(0) + " (" + r + ")";
+                    name = cString(p.get(ValueLayout.ADDRESS, 0)) + " (" + r + ")";
                 }
             }
             throw new IllegalStateException(what + " failed: " + name);
         }
+    }
+
+    /** The driver's C string at {@code s}, read byte by byte up to its terminator and never past it. */
+    private static String cString(MemorySegment s) {
+        MemorySegment unbounded = s.reinterpret(Long.MAX_VALUE);
+        int n = 0;
+        while (unbounded.get(ValueLayout.JAVA_BYTE, n) != 0) {
+            n++;
+        }
+        return new String(unbounded.asSlice(0, n).toArray(ValueLayout.JAVA_BYTE), java.nio.charset.StandardCharsets.UTF_8);
     }
 
     private static final class GateStream implements Stream {
