@@ -98,10 +98,11 @@
  *       after its callback keys are cancelled; streams already waiting on them are unaffected</td></tr>
  *   <tr><td>{@code CUexternalSemaphore} ({@link io.gpusync.cuda.CudaExternalSemaphore}; the fd passes to the
  *       driver on a successful import)</td><td>gpusync</td><td>{@code cuDestroyExternalSemaphore} once the object
- *       and every point's waiter are closed and no call on it is in progress. <b>Not covered:</b> a
- *       {@code waitAsync}/{@code signalAsync} (or a point's wait) still pending on a stream; CUDA requires them
- *       complete before the destroy, so keep the object or a point's waiter open until the streams have passed
- *       them</td></tr>
+ *       and every point's waiter are closed, no call on it is in progress, and no {@code waitAsync} or point wait
+ *       gpusync enqueued in the context is still pending (each records an event after itself; {@code GatedWaits}
+ *       destroys on the housekeeping thread once they have passed: the destroy would otherwise hold the driver's
+ *       lock until they do). <b>Not covered:</b> a {@code signalAsync} still pending, and waits the application
+ *       enqueued with its own calls: keep the object open until the streams have passed them</td></tr>
  *   <tr><td>parameter arrays ({@code cuLaunchKernel}, {@code cu*ExternalSemaphoresAsync}), out-pointers</td>
  *       <td>confined arenas</td><td>read during the call only (kernel parameters are copied at launch)</td></tr>
  *   <tr><td>primary contexts</td><td>{@code cuDevicePrimaryCtxRetain} by {@code CudaWorkQueue} and by
