@@ -316,6 +316,12 @@ class EngineBlockHoundTest {
         COMPLETION
     }
 
+    /** Repetitions of the contended scenario: a contended lock shows only in some of them. */
+    private static final int REPETITIONS = 40;
+    /** Blocking waits that end at once, per subscriber and wave: they make the waiter pool's threads come and go. */
+    private static final int QUICK_BLOCKING = 60;
+    /** Waves of subscriptions before the one that races the disposal. */
+    private static final int WAVES_BEFORE_DISPOSAL = 3;
     private static final long QUICK = 1;
     private static final long DISPOSE = 2;
     private static final long PENDING = 1_000;
@@ -331,7 +337,7 @@ class EngineBlockHoundTest {
      * disposal's {@link SyncCancelledException}), and {@code disposeGracefully()} completes with no thread of the
      * engine left.
      */
-    @RepeatedTest(20)
+    @RepeatedTest(REPETITIONS)
     void contendedWaitsOfEveryPathAndADisposalWithWaitsPendingBlockNoNonBlockingThread(RepetitionInfo info)
             throws Exception {
         int r = info.getCurrentRepetition() - 1;
@@ -371,8 +377,10 @@ class EngineBlockHoundTest {
                 c.subscribe(engine.await(HostWaiters.driverCallback(c.timeline.at(DISPOSE)), Duration.ofSeconds(10))
                         .doOnSuccess(v -> dispose.run()), Outcome.QUICK);
             }
-            c.wave(subscribers);
-            // every wait of the first wave is pending (or queued on a poller); the second wave races the disposal
+            for (int w = 0; w < WAVES_BEFORE_DISPOSAL; w++) {
+                c.wave(subscribers);
+            }
+            // every wait of the first waves is pending (or queued on a poller); the last wave races the disposal
             CountDownLatch secondWave = c.startWave(subscribers);
             switch (disposer) {
                 case PARALLEL -> Schedulers.parallel().schedule(dispose);
@@ -441,7 +449,7 @@ class EngineBlockHoundTest {
         /** One subscriber's share of a wave. */
         private void subscribeOneOfEach() {
             Duration ten = Duration.ofSeconds(10);
-            for (int i = 0; i < 12; i++) { // the pool's threads start, serve and go idle under the other subscribers
+            for (int i = 0; i < QUICK_BLOCKING; i++) { // the pool's threads start, serve and go idle under the others
                 subscribe(engine.await(HostWaiters.blockingOnly(timeline.at(QUICK)), ten), Outcome.QUICK);
             }
             for (int i = 0; i < 2; i++) {
