@@ -13,10 +13,11 @@ import java.util.concurrent.locks.LockSupport;
  * <p>How: a permit counter bounds the tasks running; idle threads sit on a lock-free stack (Treiber; a fresh node
  * per idle spell, so no node comes back and no ABA), each parked on its own slot. {@link #tryStart} takes a
  * permit, pops an idle thread, puts the task in its slot (a CAS from empty) and unparks it; with no idle thread it
- * starts a new one. A thread that finishes a task goes idle first and gives its permit back after, so there are
- * never more busy or idle threads than permits. The most recently idle thread is reused first; one idle for
- * {@code keepAlive} retires (its slot CAS'd from empty to retired, so a task cannot land there; its stale node is
- * dropped by the next pop).
+ * starts a new one. A thread gives its task's permit back as soon as the task returns, then goes idle: a subscriber
+ * that takes the permit in between starts another thread rather than be refused (a refused wait is probed
+ * instead), so the threads may briefly outnumber the permits, and the extra ones retire. The most recently idle
+ * thread is reused first; one idle for {@code keepAlive} retires (its slot CAS'd from empty to retired, so a task
+ * cannot land there; its stale node is dropped by the next pop).
  *
  * <p>Thread-safe. {@link #tryStart} never blocks and takes no lock (it may start a thread); {@link #shutdown}
  * neither: idle threads end at once, busy ones when their task returns.
@@ -133,11 +134,11 @@ final class WaiterThreads {
             }
         }
 
-        /** Goes idle and gives the task's permit back; the next task, or {@code null}: retire. */
+        /** Gives the task's permit back and goes idle; the next task, or {@code null}: retire. */
         private Runnable next() {
-            slot.set(null);
-            push(this); // before the permit: whoever takes it finds this thread idle
             permits.incrementAndGet();
+            slot.set(null);
+            push(this);
             long deadline = System.nanoTime() + keepAliveNanos;
             while (true) {
                 Runnable task = slot.get();
