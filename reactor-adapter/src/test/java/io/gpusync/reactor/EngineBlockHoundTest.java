@@ -40,9 +40,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Under BlockHound (with Reactor's and Netty's integrations: Reactor {@code parallel} threads and Netty event
- * loops are non-blocking), subscribing to and completing engine waits of every path blocks no non-blocking
- * thread — including a blocking-path wait that finds the waiter pool full. Blocking calls are recorded
- * rather than thrown, so that each test states plainly that there were none. Besides the JDK's own blocking
+ * loops are non-blocking; here also the test engines' own loops), subscribing to and completing engine waits of
+ * every path, and disposing engines, blocks no non-blocking thread — including a blocking-path wait that finds
+ * the waiter pool full. A contended lock is seen only when it is contended, so the contended scenario runs many
+ * subscribing threads at once, a capped waiter pool and disposals racing subscriptions, {@value #REPETITIONS}
+ * times. (BlockHound sees neither a contended monitor nor, on JDK 25, a short timed wait that spins.) Blocking
+ * calls are recorded rather than thrown, so that each test states plainly that there were none; a failure lists
+ * them by blocking method and the engine frames that led to it. Besides the JDK's own blocking
  * methods, {@link ThreadPoolExecutor#toString()} counts as blocking: it takes the executor's lock (as a
  * rejected {@code execute} does when it builds its message).
  */
