@@ -33,9 +33,13 @@ final class NonBlockingThreads {
     /** The Netty side, in a class of its own: loaded only when netty-common (4.1 or 4.2) is on the class path. */
     private static final class NettyThreads {
         static boolean inEventLoop() {
-            return Thread.currentThread() instanceof io.netty.util.concurrent.FastThreadLocalThread f
-                    && !f.permitBlockingCalls()
-                    || io.netty.util.internal.ThreadExecutorMap.currentExecutor() != null;
+            if (Thread.currentThread() instanceof io.netty.util.concurrent.FastThreadLocalThread f
+                    && !f.permitBlockingCalls()) {
+                return true;
+            }
+            // a thread without Netty's thread-local map runs no Netty executor; asking would give it one
+            return io.netty.util.internal.InternalThreadLocalMap.getIfSet() != null
+                    && io.netty.util.internal.ThreadExecutorMap.currentExecutor() != null;
         }
     }
 }

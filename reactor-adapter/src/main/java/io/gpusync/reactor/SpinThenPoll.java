@@ -127,9 +127,14 @@ final class SpinThenPoll implements WaitStrategy {
             incoming.offer(wait);
             Thread t = thread;
             if (t == null && !stopped && started.compareAndSet(false, true)) {
-                t = threads.newThread(this);
-                thread = t;
-                t.start();
+                try {
+                    t = threads.newThread(this);
+                    t.start();
+                    thread = t;
+                } catch (Throwable e) { // no thread to be had: the next wait tries again
+                    started.set(false);
+                    throw e;
+                }
             }
             if (idleParked && t != null) {
                 LockSupport.unpark(t);

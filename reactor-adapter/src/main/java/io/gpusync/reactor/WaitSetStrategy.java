@@ -58,7 +58,12 @@ final class WaitSetStrategy implements WaitStrategy {
             server = servers.putIfAbsent(set, fresh);
             if (server == null) {
                 server = fresh;
-                fresh.startThread();
+                try {
+                    fresh.startThread();
+                } catch (Throwable e) { // no thread to be had: the server goes, and so do waits queued on it
+                    fresh.startFailed(e);
+                    throw e;
+                }
             }
         }
         if (wait.attach(server.membership())) {
@@ -101,6 +106,15 @@ final class WaitSetStrategy implements WaitStrategy {
             Thread t = threads.newThread(this);
             thread = t;
             t.start();
+        }
+
+        /** Its thread could not be started: leaves the map and fails the waits queued on it meanwhile. */
+        void startFailed(Throwable e) {
+            servers.remove(set, this);
+            retired = true; // an add after this hands its wait to a new server
+            for (PendingWait w; (w = incoming.poll()) != null; ) {
+                w.failed(e);
+            }
         }
 
         /**

@@ -7,12 +7,7 @@ import io.gpusync.spi.WakeableWaiter;
 import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * {@link WaitPath#BLOCKING}: the dedicated waiter-thread pool. Platform threads (native calls pin virtual
@@ -30,36 +25,30 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Threads
  * are created on demand and retire after {@code keepAlive} idle; at most {@code maxThreads} waits are served
- * at once (a permit counter: a full pool is detected without taking the executor's lock, so subscribing
- * never blocks the subscribing thread), and a wait that finds no permit is served by the probe scheduler
- * instead of queueing behind long waits.
+ * at once (a permit counter), and a wait that finds no permit is served by the probe scheduler instead of
+ * queueing behind long waits. Handing a wait to a thread takes no lock that another thread can hold
+ * ({@link WaiterThreads}: a lock-free stack of idle threads), so subscribing never blocks the subscribing thread.
  *
  * <p>The engine does not probe such waits at subscription (a probe may be expensive: an EGL sync binds a
  * context); their first probe runs here, on a pool thread. A {@code Duration.ZERO} wait is one probe on a
  * pool thread (or, with the pool full, on {@link Schedulers#boundedElastic()}).
+ *
+ * <p>Shutdown never waits: idle threads end at once, and a serving thread leaves at the end of its slice (at once
+ * for a wakeable waiter, which the disposal wakes); the engine's {@link EngineThreads} tells when all have ended.
  */
 final class WaiterPool implements WaitStrategy {
-    private static final ThreadLocal<WaiterPool> SERVING = new ThreadLocal<>();
     private static final Registration.InPlace NOTHING_TO_WAKE = () -> { };
-    private final ThreadPoolExecutor threads;
-    private final AtomicInteger permits;
+    private final WaiterThreads threads;
     private final Duration slice;
     private final WaitStrategy overflow;
 
     WaiterPool(int maxThreads, Duration slice, Duration keepAlive, ThreadFactory factory, WaitStrategy overflow) {
-        // no bound here: the permits bound the waits in service; a thread that has just given its permit back
-        // may not be idle yet, and the executor then starts another rather than reject (and build a message
-        // under its lock)
-        this.threads = new ThreadPoolExecutor(0, Integer.MAX_VALUE, keepAlive.toNanos(), TimeUnit.NANOSECONDS,
-                new SynchronousQueue<>(), r -> factory.newThread(() -> {
-                    SERVING.set(this);
-                    r.run();
-                }), (task, executor) -> {
-                    throw new RejectedExecutionException("the waiter pool is shut down");
-                });
-        this.permits = new AtomicInteger(maxThreads);
+        this.threads = new WaiterThreads(maxThreads, keepAlive.toNanos(), factory);
         this.slice = slice;
         this.overflow = overflow;
+        // Reactor creates its shared boundedElastic on first use, and of two threads that race to create it, one
+        // disposes the scheduler it made under that scheduler's queue lock: create it here, not on an event loop
+        Schedulers.boundedElastic();
     }
 
     @Override
@@ -75,23 +64,8 @@ final class WaiterPool implements WaitStrategy {
     @Override
     public void start(PendingWait wait) {
         boolean probeOnly = wait.timeout.isZero();
-        if (tryAcquire()) {
-            try {
-                threads.execute(() -> {
-                    try {
-                        if (probeOnly) {
-                            probeOnce(wait);
-                        } else {
-                            serve(wait);
-                        }
-                    } finally {
-                        permits.incrementAndGet();
-                    }
-                });
-                return;
-            } catch (RejectedExecutionException shutDown) {
-                permits.incrementAndGet();
-            }
+        if (threads.tryStart(probeOnly ? () -> probeOnce(wait) : () -> serve(wait))) {
+            return;
         }
         if (probeOnly) {
             try {
@@ -102,18 +76,6 @@ final class WaiterPool implements WaitStrategy {
         } else {
             wait.strategy = overflow;
             overflow.start(wait);
-        }
-    }
-
-    private boolean tryAcquire() {
-        while (true) {
-            int n = permits.get();
-            if (n <= 0) {
-                return false;
-            }
-            if (permits.compareAndSet(n, n - 1)) {
-                return true;
-            }
         }
     }
 
@@ -165,12 +127,9 @@ final class WaiterPool implements WaitStrategy {
         }
     }
 
-    /**
-     * Stops the pool without waiting (the engine's {@link EngineThreads} tells when its threads have ended): a
-     * serving thread leaves at the end of its slice.
-     */
+    /** Stops the pool without waiting: idle threads end at once, serving ones once their wait is left. */
     @Override
     public void shutdown() {
-        threads.shutdownNow();
+        threads.shutdown();
     }
 }

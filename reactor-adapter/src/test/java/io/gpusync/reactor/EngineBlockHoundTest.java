@@ -40,9 +40,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Under BlockHound (with Reactor's and Netty's integrations: Reactor {@code parallel} threads and Netty event
- * loops are non-blocking), subscribing to and completing engine waits of every path blocks no non-blocking
- * thread — including a blocking-path wait that finds the waiter pool full. Blocking calls are recorded
- * rather than thrown, so that each test states plainly that there were none. Besides the JDK's own blocking
+ * loops are non-blocking; here also the test engines' own loops), subscribing to and completing engine waits of
+ * every path, and disposing engines, blocks no non-blocking thread — including a blocking-path wait that finds
+ * the waiter pool full. A contended lock is seen only when it is contended, so the contended scenario runs many
+ * subscribing threads at once, a capped waiter pool and disposals racing subscriptions, {@value #REPETITIONS}
+ * times. (BlockHound sees neither a contended monitor nor, on JDK 25, a short timed wait that spins.) Blocking
+ * calls are recorded rather than thrown, so that each test states plainly that there were none; a failure lists
+ * them by blocking method and the engine frames that led to it. Besides the JDK's own blocking
  * methods, {@link ThreadPoolExecutor#toString()} counts as blocking: it takes the executor's lock (as a
  * rejected {@code execute} does when it builds its message).
  */
@@ -316,6 +320,12 @@ class EngineBlockHoundTest {
         COMPLETION
     }
 
+    /** Repetitions of the contended scenario: a contended lock shows only in some of them. */
+    private static final int REPETITIONS = 40;
+    /** Blocking waits that end at once, per subscriber and wave: they make the waiter pool's threads come and go. */
+    private static final int QUICK_BLOCKING = 60;
+    /** Waves of subscriptions before the one that races the disposal. */
+    private static final int WAVES_BEFORE_DISPOSAL = 3;
     private static final long QUICK = 1;
     private static final long DISPOSE = 2;
     private static final long PENDING = 1_000;
@@ -331,7 +341,7 @@ class EngineBlockHoundTest {
      * disposal's {@link SyncCancelledException}), and {@code disposeGracefully()} completes with no thread of the
      * engine left.
      */
-    @RepeatedTest(20)
+    @RepeatedTest(REPETITIONS)
     void contendedWaitsOfEveryPathAndADisposalWithWaitsPendingBlockNoNonBlockingThread(RepetitionInfo info)
             throws Exception {
         int r = info.getCurrentRepetition() - 1;
@@ -371,8 +381,10 @@ class EngineBlockHoundTest {
                 c.subscribe(engine.await(HostWaiters.driverCallback(c.timeline.at(DISPOSE)), Duration.ofSeconds(10))
                         .doOnSuccess(v -> dispose.run()), Outcome.QUICK);
             }
-            c.wave(subscribers);
-            // every wait of the first wave is pending (or queued on a poller); the second wave races the disposal
+            for (int w = 0; w < WAVES_BEFORE_DISPOSAL; w++) {
+                c.wave(subscribers);
+            }
+            // every wait of the first waves is pending (or queued on a poller); the last wave races the disposal
             CountDownLatch secondWave = c.startWave(subscribers);
             switch (disposer) {
                 case PARALLEL -> Schedulers.parallel().schedule(dispose);
@@ -441,7 +453,7 @@ class EngineBlockHoundTest {
         /** One subscriber's share of a wave. */
         private void subscribeOneOfEach() {
             Duration ten = Duration.ofSeconds(10);
-            for (int i = 0; i < 12; i++) { // the pool's threads start, serve and go idle under the other subscribers
+            for (int i = 0; i < QUICK_BLOCKING; i++) { // the pool's threads start, serve and go idle under the others
                 subscribe(engine.await(HostWaiters.blockingOnly(timeline.at(QUICK)), ten), Outcome.QUICK);
             }
             for (int i = 0; i < 2; i++) {
