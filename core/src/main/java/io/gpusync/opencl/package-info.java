@@ -15,8 +15,11 @@
  * {@code cl_khr_semaphore}, where the device has it; PoCL 3.1 does not): the CPU waits on a
  * {@code clEnqueueWaitSemaphoresKHR} command's event. No {@link io.gpusync.SyncPoint.OpenCl} point carries a value.
  *
- * <p><b>Releases.</b> gpusync holds its reference to a command's event back while the driver may still fail the
- * command (PoCL 3.1 aborts the process when a failing command's last reference is gone too early); closing a point is
- * safe at any time. {@link io.gpusync.opencl.OpenClEvents} says what is safe for references the application keeps.
+ * <p><b>Releases.</b> gpusync never releases its last reference to an event while the driver may still touch it (PoCL
+ * 3.1 aborts the process when an event notifies a dependent command that failed and was freed meanwhile): a user event
+ * or a completed command goes at once, a pending command is held until it terminates, a failed one until every event
+ * it waits on has terminated and the driver is done with it. Closing a point is safe at any time.
+ * {@link io.gpusync.opencl.OpenClEvents} says what that costs for events gpusync did not enqueue, and what is safe for
+ * references the application keeps.
  */
 package io.gpusync.opencl;
