@@ -38,7 +38,8 @@ public final class OpenClProducers {
      *
      * <p>{@link #close()} releases the kernel, program, buffer, queue and context; points keep their events (OpenCL
      * keeps the context alive while an event refers to it). Close only when no enqueued command still waits on a
-     * {@link OpenClUserEvent} whose status is unset — OpenCL leaves that undefined.
+     * {@link OpenClUserEvent} whose status is unset — OpenCL leaves that undefined ({@link OpenClUserEvent#close()}
+     * sets one).
      *
      * <p>Thread-safe: enqueues are serialised (a kernel's arguments are per-kernel state).
      */
@@ -349,12 +350,21 @@ public final class OpenClProducers {
      *
      * <p>Its status can be set once; a second {@code complete}/{@code fail} is a driver error
      * ({@code CL_INVALID_OPERATION}). Points from {@link #newPoint()} hold references of their own, so they stay
-     * valid after {@link #close()}. OpenCL leaves it undefined to release a queue, context or memory object
-     * while a command waits on a user event whose status was never set: set it first.
+     * valid after {@link #close()}. {@link #close()} fails a user event whose status was never set with
+     * {@link #CLOSED_UNSET}, so no command waits on it for ever (OpenCL leaves releasing a queue, a context or a
+     * memory object undefined while a command waits on an unset user event, and PoCL's {@code clFinish} would
+     * never return). One left to the garbage collector unclosed only drops its reference.
      *
      * <p>Thread-safe.
      */
     public static final class OpenClUserEvent implements AutoCloseable {
+        /**
+         * The status {@link #close()} sets on a user event whose status was never set: waits on it fail with a
+         * {@link io.gpusync.SyncException} carrying this code, and the commands waiting on it are aborted. Chosen
+         * outside the ranges of OpenCL's error codes and its extensions'.
+         */
+        public static final int CLOSED_UNSET = -990_001;
+
         private final MemorySegment event;
         private final ClEventRelease.Ref ref;
         private final NativeAnchor.Claim claim;
@@ -438,9 +448,23 @@ public final class OpenClProducers {
                     "clSetUserEventStatus(" + status + ")", what));
         }
 
-        /** Drops this object's reference (points keep theirs). Does not change the status. Idempotent. */
+        /**
+         * Drops this object's reference (points keep theirs). A status never set is set to {@link #CLOSED_UNSET}
+         * first, on this thread: listeners registered on the event, and the failure of the commands waiting on it,
+         * run inside this call (PoCL). Idempotent.
+         */
         @Override
         public void close() {
+            try {
+                claim.run(() -> {
+                    if (Cl.statusOr(event, OpenCl.CL_COMPLETE()) > OpenCl.CL_COMPLETE()) {
+                        // CL_INVALID_OPERATION: set meanwhile by another thread, which is as good
+                        ClEventRelease.call(ref, () -> OpenCl.clSetUserEventStatus(event, CLOSED_UNSET));
+                    }
+                });
+            } catch (IllegalStateException closedMeanwhile) {
+                return;
+            }
             claim.close();
         }
 

@@ -20,6 +20,7 @@
  * or a completed command goes at once, a pending command is held until it terminates, a failed one until every event
  * it waits on has terminated and the driver is done with it. Closing a point is safe at any time.
  * {@link io.gpusync.opencl.OpenClEvents} says what that costs for events gpusync did not enqueue, and what is safe for
- * references the application keeps.
+ * references the application keeps. {@code OpenClUserEvent.close()} fails a user event whose status was never set
+ * ({@code OpenClUserEvent.CLOSED_UNSET}), so nothing waits on it for ever.
  */
 package io.gpusync.opencl;

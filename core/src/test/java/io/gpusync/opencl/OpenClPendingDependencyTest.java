@@ -1,6 +1,7 @@
 package io.gpusync.opencl;
 
 import io.gpusync.ChildJvm;
+import io.gpusync.SyncBackendException;
 import io.gpusync.SyncException;
 import io.gpusync.SyncNotSupportedException;
 import io.gpusync.SyncPoint;
@@ -16,9 +17,11 @@ import org.junit.jupiter.api.Test;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -113,6 +116,45 @@ class OpenClPendingDependencyTest {
         OpenClFailedDependencyTest.eventually("gpusync's release", () -> !ClEventRelease.isHeld(ev));
         first.close();
         second.close();
+    }
+
+    @Test
+    void closingAUserEventWhoseStatusWasNeverSetFailsItAndTheCommandsWaitingOnIt() throws Exception {
+        OpenClUserEvent gate = cl.newUserEvent();
+        SyncPoint.OpenCl gatePoint = gate.newPoint();
+        SyncPoint.OpenCl marker = cl.enqueueMarker(gatePoint);
+        try {
+            gate.close();
+            assertThat(Cl.status(gatePoint.event(), "test")).as("the status close() set")
+                    .isEqualTo(OpenClUserEvent.CLOSED_UNSET);
+            assertThatThrownBy(() -> gatePoint.await(Duration.ofSeconds(10)))
+                    .isInstanceOfSatisfying(SyncBackendException.class, e ->
+                            assertThat(e.nativeCode()).isEqualTo(OpenClUserEvent.CLOSED_UNSET));
+            assertThatThrownBy(() -> marker.await(Duration.ofSeconds(10))).isInstanceOf(SyncException.class);
+            CompletableFuture.runAsync(cl::finish).get(10, TimeUnit.SECONDS); // nothing left waiting on the queue
+        } finally {
+            OpenCl.clSetUserEventStatus(gatePoint.event(), -1); // if close() left it unset: the queue must drain
+            gatePoint.waiter().close();
+            marker.waiter().close();
+        }
+    }
+
+    @Test
+    void closingAUserEventWhoseStatusWasSetLeavesItAsItIs() {
+        OpenClUserEvent done = cl.newUserEvent();
+        OpenClUserEvent failed = cl.newUserEvent();
+        SyncPoint.OpenCl donePoint = done.newPoint();
+        SyncPoint.OpenCl failedPoint = failed.newPoint();
+        done.complete();
+        failed.fail(-9);
+        done.close();
+        failed.close();
+        done.close(); // idempotent
+        assertThat(donePoint.isSignaled()).isTrue();
+        assertThatThrownBy(failedPoint::isSignaled).isInstanceOfSatisfying(SyncBackendException.class, e ->
+                assertThat(e.nativeCode()).isEqualTo(-9));
+        donePoint.waiter().close();
+        failedPoint.waiter().close();
     }
 
     /**
