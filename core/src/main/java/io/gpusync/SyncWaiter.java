@@ -120,7 +120,7 @@ public interface SyncWaiter extends AutoCloseable {
     /**
      * Drops this waiter's claim on its primitive. The primitive is released once every waiter sharing it
      * is closed (or unreachable) and no wait on it is in progress — or later, off the calling thread, where the
-     * driver may still use it (an OpenCL command whose dependency may fail). Idempotent; never blocks on the GPU;
+     * driver may still use it (an OpenCL command that events it waits on may still notify). Idempotent; never blocks on the GPU;
      * safe in a wait's {@code doOnError}/{@code doFinally}. Borrowed primitives are never released by gpusync:
      * destroy them after {@link #whenReleased()}. The default does nothing (nothing owned).
      */

@@ -8,8 +8,8 @@ import java.util.concurrent.TimeUnit;
  * gpusync's one housekeeping thread: where native releases that may block run (a {@code vkDeviceWaitIdle},
  * a release that binds an EGL context), where releases dropped on a thread that must not make them are
  * moved to (a driver's callback thread, the {@code Cleaner} thread), and where backends schedule periodic
- * chores (OpenCL's callback sweep, and its sweep of event releases held back while the driver may still fail the
- * command).
+ * chores (OpenCL's callback sweep, and its sweep of event releases held back while the driver may still touch the
+ * event).
  *
  * <p><b>Threading.</b> One daemon platform thread, started on first use and ended after a second of
  * idleness, runs the tasks one at a time in submission order (so a release queued after another runs after

@@ -4,7 +4,6 @@ import io.gpusync.BackendKind;
 import io.gpusync.SyncInvalidArgumentException;
 import io.gpusync.bindings.opencl.OpenCl;
 import io.gpusync.internal.NativeLibraries;
-import io.gpusync.spi.NativeAnchor;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -12,9 +11,9 @@ import java.lang.foreign.ValueLayout;
 import java.util.Objects;
 
 /**
- * The few OpenCL calls the backend makes, with their return codes checked, plus handle validation and
- * the release of our event references. Every entry point of the package calls {@link #require()} before
- * touching the generated {@link OpenCl} class (whose static initializer opens the library).
+ * The few OpenCL calls the backend makes, with their return codes checked, plus handle validation (gpusync's event
+ * references are counted and released by {@link ClEventRelease}). Every entry point of the package calls
+ * {@link #require()} before touching the generated {@link OpenCl} class (whose static initializer opens the library).
  */
 final class Cl {
     static final String LIBRARY = "libOpenCL.so.1";
@@ -108,20 +107,6 @@ final class Cl {
     /** Adds a reference ({@code clRetainEvent}). */
     static void retainEvent(MemorySegment event, String what) {
         ClErrors.check(OpenCl.clRetainEvent(event), "clRetainEvent", what);
-    }
-
-    /**
-     * The release action of an event anchor: drops one reference, at once or, for a command the driver may still
-     * fail, once it is done with it ({@link ClEventRelease}). Must not capture a waiter.
-     *
-     * <p>When the last hold is dropped inside our event callback (a registration completing on a PoCL
-     * worker thread, inside {@code clSetUserEventStatus}, or inside {@code clSetEventCallback}),
-     * {@link NativeAnchor} hands the release to the housekeeping thread: the spec permits
-     * {@code clReleaseEvent} in a callback, but PoCL 3.1 re-locks the event after each callback returns, so dropping
-     * what may be the last reference from inside one would let the driver touch freed memory.
-     */
-    static Runnable releaser(MemorySegment event, String what) {
-        return ClEventRelease.releaser(event, what);
     }
 
     /** An {@code int}-valued {@code clGetEventInfo} parameter, or {@code fallback} if the query fails. */

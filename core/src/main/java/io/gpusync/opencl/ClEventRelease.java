@@ -2,155 +2,347 @@ package io.gpusync.opencl;
 
 import io.gpusync.bindings.opencl.OpenCl;
 import io.gpusync.internal.Housekeeping;
+import io.gpusync.internal.UpcallRegistry;
 
 import java.lang.foreign.MemorySegment;
-import java.util.Iterator;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntSupplier;
 
 /**
- * gpusync's {@code clReleaseEvent} of a command's event, held back while the driver may still fail the command.
+ * gpusync's references to {@code cl_event}s, and the rule for its last {@code clReleaseEvent} of one: never while the
+ * driver may still touch the event.
  *
- * <p><b>The hazard (PoCL 3.1).</b> When an event in a command's wait list fails (a user event set to a negative
- * status), PoCL fails the command on the failing thread: it sets the command's status, fails the command's own
- * dependents, drops its own reference to the command's event, and then locks that event again. If the application's
- * last reference was released before that drop — while the command was still pending, or just after its status turned
- * negative — the event is freed under PoCL's feet and PoCL aborts the process ({@code PTHREAD ERROR in
- * pocl_update_event_failed()}, SIGABRT). Releasing a completed event is safe, and so is releasing a failed one once
- * PoCL's own reference is gone: PoCL then holds the event's lock until it is done, and a release waits for it.
+ * <p><b>The hazards (PoCL 3.1).</b> An event whose count reaches zero is freed at once; nothing else keeps it alive, in
+ * particular not its place in the dependents list of each event it waits on. When an event terminates, PoCL walks that
+ * list and locks each dependent ({@code pocl_broadcast}, {@code pocl_lock_events_inorder}); a dependent whose
+ * dependency failed is failed from inside that walk, and PoCL drops its own reference to it and then locks it again
+ * ({@code pocl_update_event_failed}). A command that waits on several events — its wait list and, on an in-order
+ * queue, the command enqueued before it — fails as soon as one of them fails while the others still list it. If its
+ * last reference goes then, the next of them to terminate locks freed memory and PoCL aborts the process
+ * ({@code PTHREAD ERROR in pocl_lock_events_inorder()} or {@code in pocl_update_event_failed()}).
  *
- * <p><b>What this class does.</b> When gpusync's last hold on an event drops ({@link #releaser}), the event is
- * released at once if it is complete or is a user event (user events are not commands: the driver fails nothing on
- * their behalf). Otherwise the reference is <em>held</em>, and a sweep on gpusync's housekeeping thread probes the
- * held events: a completed one is released; a failed one once two sweeps in a row have seen gpusync's reference as
- * the only one left (the driver's is gone, and the driver has had a sweep's time to lock the event again), or
- * {@value #FAILED_GRACE_MILLIS} ms after its failure was first seen, whichever comes first (a count that stays higher
- * is the application's own references: then gpusync's release is not the last one). A still-pending one stays held.
- * The sweep runs every {@value #SWEEP_MILLIS_MIN} ms while held events change, backing off to once a second while
- * none does; it does not run when nothing is held.
+ * <p><b>The rule.</b> gpusync counts its own references to each event ({@link Ref}). Dropping one of several is a
+ * plain {@code clReleaseEvent}. The last one is released at once if the event is a user event (it waits on nothing,
+ * so no list holds it) or complete (it ran, so every event it waited on had let go of it, and PoCL keeps a reference of
+ * its own until it is done with it). A pending command's last reference is <em>held</em>; so is a failed command's
+ * until every event it waits on is <em>settled</em>: terminated, referenced by gpusync alone and with no
+ * status-setting call of gpusync's in flight. That holds by construction: PoCL drops its own reference to a command
+ * only after it has walked the command's dependents, and whoever sets a user event's status holds a reference through
+ * the call. gpusync knows what a command waits on when it enqueued the command itself
+ * ({@link OpenClProducers.OpenClContext}: the wait list and the command before it on the queue, see
+ * {@link #waitsOn}); for an event handed to it ({@link OpenClEvents#adopt}, {@link OpenClEvents#borrow}) it does not,
+ * so a failed command's last reference is then held for the life of the process.
  *
- * <p><b>Threading.</b> {@link #release} runs on the thread that dropped the last hold and makes one or two status
- * queries (no system call on PoCL) and at most one {@code clReleaseEvent}; it never blocks on the GPU. Held releases
- * run on the housekeeping thread. A command that never ends (it waits on a user event that is never set) keeps its
- * event held for the life of the process, which OpenCL leaves undefined anyway.
+ * <p><b>Threading.</b> A sweep on gpusync's housekeeping thread probes held events and commands whose wait lists are
+ * still kept, every {@value #SWEEP_MILLIS_MIN} ms while something changes, backing off to once a second; it does not
+ * run when nothing is watched. A drop inside a driver upcall moves to the housekeeping thread (PoCL calls back with
+ * events locked and walks their lists around the call). Each {@link Ref} is a monitor, never held while another is
+ * taken: a thread that PoCL calls back while it holds an event locked then blocks on a monitor only where its own
+ * driver call on that event would block anyway.
  */
 final class ClEventRelease {
     static final long SWEEP_MILLIS_MIN = 10;
     static final long SWEEP_MILLIS_MAX = 1_000;
-    static final long FAILED_GRACE_MILLIS = 1_000;
-    private static final long SWEEP_NANOS_MIN = TimeUnit.MILLISECONDS.toNanos(SWEEP_MILLIS_MIN);
-    private static final long FAILED_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(FAILED_GRACE_MILLIS);
     private static final System.Logger LOG = System.getLogger(ClEventRelease.class.getName());
     private static final int CL_COMPLETE = OpenCl.CL_COMPLETE();
-    private static final ConcurrentLinkedQueue<Held> HELD = new ConcurrentLinkedQueue<>();
+    private static final ConcurrentHashMap<Long, Ref> REFS = new ConcurrentHashMap<>();
+    /** Held references, and commands that still keep the events they wait on. */
+    private static final Set<Ref> WATCHED = ConcurrentHashMap.newKeySet();
     private static final AtomicBoolean SWEEP_SCHEDULED = new AtomicBoolean();
     private static volatile long sweepMillis = SWEEP_MILLIS_MIN;
 
     private ClEventRelease() {
     }
 
-    /** The release action of an event anchor: {@link #release}. Must not capture a waiter. */
-    static Runnable releaser(MemorySegment event, String what) {
-        return () -> release(event, what);
+    /** gpusync's references to one event, while it holds any. */
+    static final class Ref {
+        final MemorySegment event;
+        final String what;
+        final boolean user;
+        private int refs;          // gpusync's references
+        private int calls;         // gpusync's status-setting calls in flight
+        private List<Ref> waitsOn; // what the command waits on, one reference each; null: unknown
+        private boolean held;      // the last reference waits for the sweep
+        private boolean pinned;    // the sweep is probing what it waits on: not released meanwhile
+        private boolean gone;      // released; no longer in REFS
+
+        private Ref(MemorySegment event, String what, boolean user) {
+            this.event = event;
+            this.what = what;
+            this.user = user;
+        }
+
+        @Override
+        public String toString() {
+            return what;
+        }
     }
 
-    /** Releases gpusync's reference to {@code event} now, or holds it until the driver is done with the command. */
-    static void release(MemorySegment event, String what) {
-        int status = Cl.statusOr(event, CL_COMPLETE); // a failed query: nothing to wait for, release as before
-        if (status == CL_COMPLETE || Cl.infoOr(event, OpenCl.CL_EVENT_COMMAND_TYPE(), 0) == OpenCl.CL_COMMAND_USER()) {
-            releaseNow(event, what);
+    /** gpusync takes over a reference the caller holds to {@code event} (a valid handle). */
+    static Ref adopt(MemorySegment event, String what) {
+        return take(event, what, false);
+    }
+
+    /**
+     * gpusync takes a reference of its own to {@code event} ({@code clRetainEvent}).
+     *
+     * @throws io.gpusync.SyncException if the driver refuses it (the caller keeps its reference)
+     */
+    static Ref retain(MemorySegment event, String what) {
+        return take(event, what, true);
+    }
+
+    private static Ref take(MemorySegment event, String what, boolean retain) {
+        boolean user = Cl.infoOr(event, OpenCl.CL_EVENT_COMMAND_TYPE(), 0) == OpenCl.CL_COMMAND_USER();
+        while (true) {
+            Ref r = REFS.computeIfAbsent(event.address(), a -> new Ref(MemorySegment.ofAddress(a), what, user));
+            synchronized (r) {
+                if (r.gone) {
+                    continue;
+                }
+                if (r.held) { // gpusync's held reference stops being its last: it serves again
+                    r.held = false;
+                    if (!retain) {
+                        releaseNative(r);
+                    }
+                    return r;
+                }
+                if (retain) {
+                    try {
+                        Cl.retainEvent(r.event, what);
+                    } catch (RuntimeException | Error e) {
+                        if (r.refs == 0) {
+                            r.gone = true;
+                            REFS.remove(r.event.address(), r);
+                        }
+                        throw e;
+                    }
+                }
+                r.refs++;
+                return r;
+            }
+        }
+    }
+
+    /**
+     * A reference of gpusync's own to {@code r}'s event if gpusync still holds one (its last one, held, serves), or
+     * {@code null} once gpusync has released it: the event then was complete, or failed and done.
+     */
+    static Ref retainIfHeld(Ref r) {
+        synchronized (r) {
+            if (r.gone) {
+                return null;
+            }
+            if (r.held) {
+                r.held = false;
+            } else {
+                Cl.retainEvent(r.event, r.what);
+                r.refs++;
+            }
+            return r;
+        }
+    }
+
+    /**
+     * Records what the command of {@code command} waits on: {@code waitsOn} are references taken for the purpose
+     * ({@link #retain}), now owned by {@code command}, and released once it no longer needs them. Called once, by
+     * whoever enqueued the command, before any of its references can drop.
+     */
+    static void waitsOn(Ref command, List<Ref> waitsOn) {
+        synchronized (command) {
+            if (command.waitsOn != null) {
+                throw new IllegalStateException(command + ": wait list already recorded");
+            }
+            command.waitsOn = List.copyOf(waitsOn);
+        }
+        if (!waitsOn.isEmpty()) {
+            watch(command);
+        }
+    }
+
+    /** Runs {@code call}, a status-setting call on {@code r}'s event, counted as in flight. */
+    static int call(Ref r, IntSupplier call) {
+        synchronized (r) {
+            r.calls++;
+        }
+        try {
+            return call.getAsInt();
+        } finally {
+            synchronized (r) {
+                r.calls--;
+            }
+        }
+    }
+
+    /** The release action of an anchor over one of gpusync's references: {@link #drop}. Must not capture a waiter. */
+    static Runnable releaser(Ref r) {
+        return () -> drop(r);
+    }
+
+    /**
+     * Drops one of gpusync's references to {@code r}'s event: at once, or, for the last one of a command the driver may
+     * still touch, on a later sweep.
+     */
+    static void drop(Ref r) {
+        if (UpcallRegistry.inUpcall()) { // PoCL may be walking lists that hold this event, or hold it locked
+            Housekeeping.execute(() -> drop(r));
             return;
         }
-        HELD.add(new Held(event, what));
-        sweepMillis = SWEEP_MILLIS_MIN;
-        scheduleSweep();
+        List<Ref> released;
+        synchronized (r) {
+            if (r.gone || r.held || r.refs < 1) {
+                LOG.log(System.Logger.Level.WARNING, "unbalanced release of " + r.what);
+                return;
+            }
+            if (r.refs > 1) {
+                r.refs--;
+                releaseNative(r);
+                return;
+            }
+            if (r.pinned || !releasableNow(r)) {
+                r.held = true;
+                watch(r);
+                return;
+            }
+            released = releaseLast(r);
+        }
+        released.forEach(ClEventRelease::drop);
     }
 
     /** Whether gpusync's reference to {@code event} is held back (tests observe it). */
     static boolean isHeld(MemorySegment event) {
-        return HELD.stream().anyMatch(h -> h.event.address() == event.address());
+        Ref r = REFS.get(event.address());
+        if (r == null) {
+            return false;
+        }
+        synchronized (r) {
+            return r.held && !r.gone;
+        }
     }
 
-    private static void scheduleSweep() {
+    /** Events gpusync holds references to (tests observe it). */
+    static int tracked() {
+        return REFS.size();
+    }
+
+    /** gpusync's references to {@code event} (tests observe it). */
+    static int references(MemorySegment event) {
+        Ref r = REFS.get(event.address());
+        if (r == null) {
+            return 0;
+        }
+        synchronized (r) {
+            return r.gone ? 0 : r.refs;
+        }
+    }
+
+    /**
+     * Whether the last reference may go without looking at what the command waits on: a user event, a complete
+     * command, or a failed one whose wait list has been found settled (or was empty). Caller holds {@code r}.
+     */
+    private static boolean releasableNow(Ref r) {
+        if (r.user) {
+            return true;
+        }
+        int status = Cl.statusOr(r.event, CL_COMPLETE); // a failed query: nothing left to wait for
+        return status == CL_COMPLETE || status < CL_COMPLETE && r.waitsOn != null && r.waitsOn.isEmpty();
+    }
+
+    /** Terminated, referenced by gpusync alone, no status-setting call of gpusync's in flight. */
+    private static boolean settled(Ref d) {
+        synchronized (d) {
+            if (d.calls > 0 || Cl.statusOr(d.event, Integer.MAX_VALUE) > CL_COMPLETE) {
+                return false;
+            }
+            return Cl.infoOr(d.event, OpenCl.CL_EVENT_REFERENCE_COUNT(), Integer.MAX_VALUE) <= d.refs;
+        }
+    }
+
+    /** Releases the last reference; returns the wait-list references to drop next. Caller holds {@code r}. */
+    private static List<Ref> releaseLast(Ref r) {
+        List<Ref> waitsOn = r.waitsOn == null ? List.of() : r.waitsOn;
+        r.waitsOn = List.of();
+        r.refs = 0;
+        r.held = false;
+        r.gone = true;
+        REFS.remove(r.event.address(), r);
+        WATCHED.remove(r);
+        releaseNative(r);
+        return waitsOn;
+    }
+
+    private static void releaseNative(Ref r) {
+        int rc = OpenCl.clReleaseEvent(r.event);
+        if (rc != OpenCl.CL_SUCCESS()) {
+            LOG.log(System.Logger.Level.WARNING, "clReleaseEvent failed on " + r.what + " ("
+                    + ClErrors.name(rc) + " = " + rc + ")");
+        }
+    }
+
+    private static void watch(Ref r) {
+        WATCHED.add(r);
+        sweepMillis = SWEEP_MILLIS_MIN;
         if (SWEEP_SCHEDULED.compareAndSet(false, true)) {
             Housekeeping.schedule(ClEventRelease::sweep, sweepMillis, TimeUnit.MILLISECONDS);
         }
     }
 
+    /**
+     * Probes each watched command without holding its monitor (pinned, so neither it nor what it waits on is released
+     * meanwhile): one that is complete, or failed with everything it waits on settled, drops its wait list and, if its
+     * last reference is held, that too.
+     */
     private static void sweep() {
         boolean changed = false;
         try {
-            long now = System.nanoTime();
-            for (Iterator<Held> it = HELD.iterator(); it.hasNext(); ) {
-                Held h = it.next();
-                if (h.done(now)) {
-                    it.remove();
-                    releaseNow(h.event, h.what);
-                    changed = true;
-                } else if (h.changed) {
-                    h.changed = false;
-                    changed = true;
+            for (Ref r : WATCHED) {
+                List<Ref> waitsOn;
+                int status;
+                synchronized (r) {
+                    if (r.gone) {
+                        WATCHED.remove(r);
+                        continue;
+                    }
+                    r.pinned = true;
+                    waitsOn = r.waitsOn;
+                    status = r.user ? CL_COMPLETE : Cl.statusOr(r.event, CL_COMPLETE);
+                }
+                boolean done = false;
+                try {
+                    done = status == CL_COMPLETE || status < CL_COMPLETE && waitsOn != null
+                            && waitsOn.stream().allMatch(ClEventRelease::settled);
+                } finally {
+                    List<Ref> released = new ArrayList<>();
+                    synchronized (r) {
+                        r.pinned = false;
+                        if (done && waitsOn != null && !waitsOn.isEmpty()) {
+                            released.addAll(waitsOn); // needed no more
+                            r.waitsOn = List.of();
+                            changed = true;
+                        }
+                        if (r.held && done) {
+                            released.addAll(releaseLast(r));
+                            changed = true;
+                        } else if (!r.held && (r.waitsOn == null || r.waitsOn.isEmpty())) {
+                            WATCHED.remove(r);
+                        }
+                    }
+                    released.forEach(ClEventRelease::drop);
                 }
             }
         } catch (Throwable t) {
-            LOG.log(System.Logger.Level.ERROR, "OpenCL held-release sweep failed", t);
+            LOG.log(System.Logger.Level.ERROR, "OpenCL release sweep failed", t);
         } finally {
             sweepMillis = changed ? SWEEP_MILLIS_MIN : Math.min(SWEEP_MILLIS_MAX, sweepMillis * 2);
             SWEEP_SCHEDULED.set(false);
-            if (!HELD.isEmpty()) {
-                scheduleSweep();
+            if (!WATCHED.isEmpty() && SWEEP_SCHEDULED.compareAndSet(false, true)) {
+                Housekeeping.schedule(ClEventRelease::sweep, sweepMillis, TimeUnit.MILLISECONDS);
             }
-        }
-    }
-
-    private static void releaseNow(MemorySegment event, String what) {
-        int rc = OpenCl.clReleaseEvent(event);
-        if (rc != OpenCl.CL_SUCCESS()) {
-            LOG.log(System.Logger.Level.WARNING, "clReleaseEvent failed on " + what + " ("
-                    + ClErrors.name(rc) + " = " + rc + ")");
-        }
-    }
-
-    /** A held reference; probed by the sweep only. */
-    private static final class Held {
-        final MemorySegment event;
-        final String what;
-        long failedSince; // 0 until the failure is first seen
-        long aloneSince;  // 0 until gpusync's reference is first seen to be the only one
-        boolean changed;
-
-        Held(MemorySegment event, String what) {
-            this.event = event;
-            this.what = what;
-        }
-
-        /** Whether the driver is done with the command: complete, or failed and no longer referenced by the driver. */
-        boolean done(long now) {
-            int status = Cl.statusOr(event, CL_COMPLETE);
-            if (status == CL_COMPLETE) {
-                return true;
-            }
-            if (status > CL_COMPLETE) {
-                return false;
-            }
-            if (failedSince == 0) {
-                failedSince = now == 0 ? 1 : now;
-                changed = true;
-            }
-            if (now - failedSince >= FAILED_GRACE_NANOS) {
-                return true;
-            }
-            if (Cl.infoOr(event, OpenCl.CL_EVENT_REFERENCE_COUNT(), 1) > 1) {
-                aloneSince = 0;
-                return false;
-            }
-            if (aloneSince == 0) { // the driver's reference is gone; it may not have locked the event again yet
-                aloneSince = now == 0 ? 1 : now;
-                changed = true;
-                return false;
-            }
-            return now - aloneSince >= SWEEP_NANOS_MIN;
         }
     }
 }

@@ -45,8 +45,8 @@ import java.util.Objects;
  * <p><b>Lifetime.</b> The waiter holds one OpenCL reference to the event through a {@link NativeAnchor}
  * (see {@link OpenClEvents} for owned versus borrowed handles); {@link #close()} drops this waiter's claim.
  * The reference is released ({@code clReleaseEvent}) exactly once, after the last claim is closed (or
- * collected), no wait or probe is in progress and no callback registration is pending — and, for a command the
- * driver may still fail, once it is done with it ({@code ClEventRelease}).
+ * collected), no wait or probe is in progress and no callback registration is pending — and, for a command, once the
+ * driver can no longer touch it ({@code ClEventRelease}).
  */
 final class OpenClEventWaiter implements SignalCallbackWaiter, io.gpusync.spi.CheapProbe {
     private static final int CL_COMPLETE = OpenCl.CL_COMPLETE();

@@ -23,14 +23,24 @@ import io.gpusync.opencl.OpenClProducers.OpenClContext;
  * </ul>
  *
  * <p><b>When the reference is released.</b> Closing a point (its waiter) is safe at any time, in a timeout's or a
- * failure's handler ({@code doOnError}, {@code doFinally}) too: gpusync releases a completed event or a user event at
- * once, and holds its reference to a command that is still pending or has just failed until the driver is done with
- * the command (on its housekeeping thread). This matters on PoCL 3.1, which aborts the process when a command fails
- * because an event in its wait list failed and the application's last reference to the command was released before
- * the driver had finished failing it. References the application keeps itself are its own to manage: do not release
- * the last one of a command that may still fail that way; {@link #adopt} it instead, or {@link #borrow} it and
- * release yours at once (gpusync's reference then outlives the driver's use), or release it after the command has
- * completed, or after the call that failed its dependency has returned.
+ * failure's handler ({@code doOnError}, {@code doFinally}) too: gpusync never releases its last reference to an event
+ * while the driver may still touch it. On PoCL 3.1 that matters: when an event terminates, PoCL locks every command
+ * still listed as waiting on it, and a command that fails (because one event it waits on failed) stays listed by the
+ * others until they terminate; if it has been freed by then, PoCL aborts the process. So gpusync releases a user event
+ * or a completed command at once, holds a pending command until it terminates, and holds a failed one until every
+ * event it waits on has terminated and the driver is done with it (a user event: the call that set it has returned; a
+ * command: the driver has dropped its own reference, which it does after notifying the dependents). gpusync knows what
+ * a command waits on only when it enqueued the command itself ({@link OpenClContext}); a command {@link #adopt adopted}
+ * or {@link #borrow borrowed} here that fails is held for the life of the process (the event, and through it its
+ * queue and context, stay allocated) rather than risk the abort.
+ *
+ * <p><b>References the application keeps</b> are its own to release, by the same rule: a user event's or a completed
+ * command's at any time; never the last one of a command while it is pending; a failed command's last one only once
+ * every event it waits on — its wait list and, on an in-order queue, the command enqueued just before it (on an
+ * out-of-order queue, the last barrier before it) — has terminated and the driver is done with it as above (for a
+ * command, its {@code CL_EVENT_REFERENCE_COUNT} no longer counts the driver's own reference). While a point on the
+ * event is open, the application's release is not the last one and is safe. Handing the reference to gpusync with
+ * {@link #adopt} moves the duty to gpusync, with the hold described above.
  *
  * <p><b>Invalid handles.</b> {@code null} is a {@link NullPointerException}; NULL ({@code 0}) and heap
  * segments are a {@link io.gpusync.SyncInvalidArgumentException}, before any native call. A non-NULL
@@ -74,17 +84,16 @@ public final class OpenClEvents {
     private static SyncPoint.OpenCl own(MemorySegment event) {
         String what = "cl_event " + Cl.hex(event);
         Cl.status(event, what); // validates the handle as far as the driver can
-        return point(event, what);
+        return point(ClEventRelease.adopt(event, what));
     }
 
     private static SyncPoint.OpenCl retain(MemorySegment event) {
-        String what = "cl_event " + Cl.hex(event);
-        Cl.retainEvent(event, what);
-        return point(event, what);
+        return point(ClEventRelease.retain(event, "cl_event " + Cl.hex(event)));
     }
 
-    private static SyncPoint.OpenCl point(MemorySegment event, String what) {
-        NativeAnchor anchor = NativeAnchor.adopt(what, Cl.releaser(event, what));
-        return new SyncPoint.OpenCl(event, new OpenClEventWaiter(event, anchor, what));
+    /** A point holding one of gpusync's references to {@code ref}'s event, dropped when the anchor is released. */
+    static SyncPoint.OpenCl point(ClEventRelease.Ref ref) {
+        NativeAnchor anchor = NativeAnchor.adopt(ref.what, ClEventRelease.releaser(ref));
+        return new SyncPoint.OpenCl(ref.event, new OpenClEventWaiter(ref.event, anchor, ref.what));
     }
 }

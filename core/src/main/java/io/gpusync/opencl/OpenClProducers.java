@@ -31,9 +31,15 @@ public final class OpenClProducers {
      * time grows with an iteration count. For tests, the demo and benchmarks — not a general OpenCL wrapper.
      *
      * <p>Events it returns are {@link OpenClEvents#adopt adopted} points: each holds the reference the enqueue
-     * returned. {@link #close()} releases the kernel, program, buffer, queue and context; points keep their
-     * events (OpenCL keeps the context alive while an event refers to it). Close only when no enqueued command
-     * still waits on a {@link OpenClUserEvent} whose status is unset — OpenCL leaves that undefined.
+     * returned. gpusync records what each command waits on — its wait list and the command enqueued before it — so
+     * that it releases a failed one only once those can no longer notify it ({@link OpenClEvents}). Commands that other
+     * code enqueues on {@link #queue()} are not seen: one of them still pending when a later command of this object's
+     * fails would still list it, so enqueue through this object only, or let them terminate first.
+     *
+     * <p>{@link #close()} releases the kernel, program, buffer, queue and context; points keep their events (OpenCL
+     * keeps the context alive while an event refers to it). Close only when no enqueued command still waits on a
+     * {@link OpenClUserEvent} whose status is unset — OpenCL leaves that undefined ({@link OpenClUserEvent#close()}
+     * sets one).
      *
      * <p>Thread-safe: enqueues are serialised (a kernel's arguments are per-kernel state).
      */
@@ -57,6 +63,7 @@ public final class OpenClProducers {
         private MemorySegment program = MemorySegment.NULL;
         private MemorySegment kernel = MemorySegment.NULL;
         private MemorySegment buffer = MemorySegment.NULL;
+        private ClEventRelease.Ref last; // the command enqueued last (no reference): the next one waits on it
         private boolean closed;
 
         private OpenClContext(MemorySegment platform, MemorySegment device, MemorySegment context,
@@ -209,9 +216,22 @@ public final class OpenClProducers {
             int call(int count, MemorySegment list, MemorySegment out);
         }
 
+        /**
+         * Enqueues, flushes and adopts the new event as a point. gpusync records what the command waits on — each
+         * event of {@code waitFor}, and the command enqueued before it on this in-order queue — so that its last
+         * reference to a command that fails is released only once those can no longer notify it
+         * ({@link ClEventRelease}).
+         */
         private SyncPoint.OpenCl enqueue(Arena a, SyncPoint.OpenCl[] waitFor, String call, Enqueue enqueue) {
             List<OpenClEventWaiter> entered = new ArrayList<>();
+            List<ClEventRelease.Ref> waitsOn = new ArrayList<>();
             try {
+                if (last != null) { // taken before the call: one gpusync has let go of can no longer be waited on
+                    ClEventRelease.Ref previous = ClEventRelease.retainIfHeld(last);
+                    if (previous != null) {
+                        waitsOn.add(previous);
+                    }
+                }
                 MemorySegment list = MemorySegment.NULL;
                 if (waitFor.length > 0) {
                     list = a.allocate(ValueLayout.ADDRESS, waitFor.length);
@@ -228,15 +248,24 @@ public final class OpenClProducers {
                         }
                         list.setAtIndex(ValueLayout.ADDRESS, i, Cl.handle(event, "wait-list cl_event"));
                     }
+                    for (int i = 0; i < waitFor.length; i++) {
+                        MemorySegment waited = list.getAtIndex(ValueLayout.ADDRESS, i);
+                        waitsOn.add(ClEventRelease.retain(waited, "cl_event " + Cl.hex(waited)));
+                    }
                 }
                 MemorySegment out = a.allocate(ValueLayout.ADDRESS);
                 ClErrors.check(enqueue.call(waitFor.length, list, out), call, deviceName);
                 MemorySegment event = out.get(ValueLayout.ADDRESS, 0);
                 int rc = OpenCl.clFlush(queue);
-                SyncPoint.OpenCl point = OpenClEvents.adopt(event);
+                ClEventRelease.Ref command = ClEventRelease.adopt(event, "cl_event " + Cl.hex(event));
+                ClEventRelease.waitsOn(command, waitsOn);
+                waitsOn.clear();
+                last = command;
+                SyncPoint.OpenCl point = OpenClEvents.point(command);
                 ClErrors.check(rc, "clFlush", deviceName);
                 return point;
             } finally {
+                waitsOn.forEach(ClEventRelease::drop); // a failure half-way: what was taken goes again
                 entered.forEach(OpenClEventWaiter::exit);
             }
         }
@@ -321,20 +350,31 @@ public final class OpenClProducers {
      *
      * <p>Its status can be set once; a second {@code complete}/{@code fail} is a driver error
      * ({@code CL_INVALID_OPERATION}). Points from {@link #newPoint()} hold references of their own, so they stay
-     * valid after {@link #close()}. OpenCL leaves it undefined to release a queue, context or memory object
-     * while a command waits on a user event whose status was never set: set it first.
+     * valid after {@link #close()}. {@link #close()} fails a user event whose status was never set with
+     * {@link #CLOSED_UNSET}, so no command waits on it for ever (OpenCL leaves releasing a queue, a context or a
+     * memory object undefined while a command waits on an unset user event, and PoCL's {@code clFinish} would
+     * never return). One left to the garbage collector unclosed only drops its reference.
      *
      * <p>Thread-safe.
      */
     public static final class OpenClUserEvent implements AutoCloseable {
+        /**
+         * The status {@link #close()} sets on a user event whose status was never set: waits on it fail with a
+         * {@link io.gpusync.SyncException} carrying this code, and the commands waiting on it are aborted. Chosen
+         * outside the ranges of OpenCL's error codes and its extensions'.
+         */
+        public static final int CLOSED_UNSET = -990_001;
+
         private final MemorySegment event;
+        private final ClEventRelease.Ref ref;
         private final NativeAnchor.Claim claim;
         private final String what;
 
         private OpenClUserEvent(MemorySegment event, String what) {
             this.event = event;
             this.what = what;
-            this.claim = NativeAnchor.adopt(what, Cl.releaser(event, what)).claim(this);
+            this.ref = ClEventRelease.adopt(event, what);
+            this.claim = NativeAnchor.adopt(what, ClEventRelease.releaser(ref)).claim(this);
         }
 
         /**
@@ -404,13 +444,27 @@ public final class OpenClProducers {
         }
 
         private void setStatus(int status) {
-            claim.run(() -> ClErrors.check(OpenCl.clSetUserEventStatus(event, status),
+            claim.run(() -> ClErrors.check(ClEventRelease.call(ref, () -> OpenCl.clSetUserEventStatus(event, status)),
                     "clSetUserEventStatus(" + status + ")", what));
         }
 
-        /** Drops this object's reference (points keep theirs). Does not change the status. Idempotent. */
+        /**
+         * Drops this object's reference (points keep theirs). A status never set is set to {@link #CLOSED_UNSET}
+         * first, on this thread: listeners registered on the event, and the failure of the commands waiting on it,
+         * run inside this call (PoCL). Idempotent.
+         */
         @Override
         public void close() {
+            try {
+                claim.run(() -> {
+                    if (Cl.statusOr(event, OpenCl.CL_COMPLETE()) > OpenCl.CL_COMPLETE()) {
+                        // CL_INVALID_OPERATION: set meanwhile by another thread, which is as good
+                        ClEventRelease.call(ref, () -> OpenCl.clSetUserEventStatus(event, CLOSED_UNSET));
+                    }
+                });
+            } catch (IllegalStateException closedMeanwhile) {
+                return;
+            }
             claim.close();
         }
 

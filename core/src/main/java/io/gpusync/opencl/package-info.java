@@ -15,9 +15,13 @@
  * {@code cl_khr_semaphore}, where the device has it; PoCL 3.1 does not): the CPU waits on a
  * {@code clEnqueueWaitSemaphoresKHR} command's event. No {@link io.gpusync.SyncPoint.OpenCl} point carries a value.
  *
- * <p><b>Releases.</b> gpusync holds its reference to a command's event back while the driver may still fail the
- * command (PoCL 3.1 aborts the process when a failing command's last reference is gone too early); closing a point is
- * safe at any time. {@link io.gpusync.opencl.OpenClEvents} says what is safe for references the application keeps.
+ * <p><b>Releases.</b> gpusync never releases its last reference to an event while the driver may still touch it (PoCL
+ * 3.1 aborts the process when an event notifies a dependent command that failed and was freed meanwhile): a user event
+ * or a completed command goes at once, a pending command is held until it terminates, a failed one until every event
+ * it waits on has terminated and the driver is done with it. Closing a point is safe at any time.
+ * {@link io.gpusync.opencl.OpenClEvents} says what that costs for events gpusync did not enqueue, and what is safe for
+ * references the application keeps. {@code OpenClUserEvent.close()} fails a user event whose status was never set
+ * ({@code OpenClUserEvent.CLOSED_UNSET}), so nothing waits on it for ever.
  *
  * <p><b>Native boundary.</b> Every place where gpusync hands the driver something that may outlive the call, or
  * releases what the driver may still use, and why the release comes after the driver's last use:
@@ -31,7 +35,8 @@
  *       <td>nothing to free: a callback whose registration was cancelled finds nothing and returns</td></tr>
  *   <tr><td>{@code cl_event} references ({@link io.gpusync.opencl.OpenClEvents#adopt}; {@code borrow} takes a
  *       {@code clRetainEvent} of its own; producer events)</td><td>gpusync's reference</td><td>{@code clReleaseEvent}
- *       when the anchor's last hold drops: every pending callback registration holds a claim until it completes
+ *       when the anchor's last hold drops (for a command not yet terminated, held back by {@code ClEventRelease}
+ *       as the paragraph above says): every pending callback registration holds a claim until it completes
  *       or is cancelled, the sweep probes under one, waits ({@code clWaitForEvents}) and probes hold one. A
  *       callback the driver still has after its registration was cancelled gets the event from the driver, which
  *       keeps it until its callbacks have run</td></tr>
