@@ -40,15 +40,19 @@ public final class CudaExternalSemaphore implements AutoCloseable {
     private final MemorySegment semaphore;
     private final MemorySegment context;
     private final NativeAnchor.Claim claim;
+    private final java.util.concurrent.CompletableFuture<Void> destroyed;
 
     private CudaExternalSemaphore(MemorySegment semaphore, MemorySegment context) {
         this.semaphore = semaphore;
         this.context = context;
         long sem = semaphore.address();
         long ctx = context.address();
+        java.util.concurrent.CompletableFuture<Void> destroyed = new java.util.concurrent.CompletableFuture<>();
+        this.destroyed = destroyed;
         // never destroyed while a wait in its context is pending: the destroy would hold the driver until it passes
         this.claim = NativeAnchor.adopt("CUexternalSemaphore " + CudaDriver.hex(semaphore),
-                () -> GatedWaits.destroyWhenClear(MemorySegment.ofAddress(sem), MemorySegment.ofAddress(ctx)))
+                () -> GatedWaits.destroyWhenClear(MemorySegment.ofAddress(sem), MemorySegment.ofAddress(ctx),
+                        destroyed))
                 .claim(this);
     }
 
@@ -160,6 +164,16 @@ public final class CudaExternalSemaphore implements AutoCloseable {
                     (CudaEventSyncWaiter) recorded.waiter());
             return new SyncPoint.Cuda(semaphore, OptionalLong.of(value), waiter);
         });
+    }
+
+    /**
+     * Completes once the semaphore has been destroyed ({@code cuDestroyExternalSemaphore} returned): this object and
+     * every point's waiter closed, and no wait gpusync enqueued in its context pending. Only then may the API that
+     * exported it destroy its own semaphore. Completes on gpusync's housekeeping thread; put dependants that block
+     * on an executor of their own.
+     */
+    public java.util.concurrent.CompletionStage<Void> whenReleased() {
+        return destroyed.minimalCompletionStage();
     }
 
     /** The {@code CUexternalSemaphore} handle. */

@@ -9,6 +9,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -47,7 +48,7 @@ final class GatedWaits {
     private record Pending(MemorySegment event, long context) {
     }
 
-    private record Destroy(MemorySegment semaphore, MemorySegment context) {
+    private record Destroy(MemorySegment semaphore, MemorySegment context, CompletableFuture<Void> done) {
     }
 
     private GatedWaits() {
@@ -91,9 +92,12 @@ final class GatedWaits {
         }
     }
 
-    /** Destroys {@code semaphore} once no wait gpusync enqueued in {@code context} is pending. Never blocks. */
-    static void destroyWhenClear(MemorySegment semaphore, MemorySegment context) {
-        DESTROYS.add(new Destroy(semaphore, context));
+    /**
+     * Destroys {@code semaphore} once no wait gpusync enqueued in {@code context} is pending, then completes
+     * {@code done}. Never blocks.
+     */
+    static void destroyWhenClear(MemorySegment semaphore, MemorySegment context, CompletableFuture<Void> done) {
+        DESTROYS.add(new Destroy(semaphore, context, done));
         schedule();
     }
 
@@ -172,6 +176,7 @@ final class GatedWaits {
             if (pushed == CudaResults.SUCCESS) {
                 CudaDriver.popQuietly(d.context());
             }
+            d.done().complete(null);
         }
     }
 }

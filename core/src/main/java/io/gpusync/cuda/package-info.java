@@ -101,8 +101,9 @@
  *       and every point's waiter are closed, no call on it is in progress, and no {@code waitAsync} or point wait
  *       gpusync enqueued in the context is still pending (each records an event after itself; {@code GatedWaits}
  *       destroys on the housekeeping thread once they have passed: the destroy would otherwise hold the driver's
- *       lock until they do). <b>Not covered:</b> a {@code signalAsync} still pending, and waits the application
- *       enqueued with its own calls: keep the object open until the streams have passed them</td></tr>
+ *       lock until they do); {@code whenReleased()} says when, so the exporting API destroys its own semaphore only
+ *       afterwards. <b>Not covered:</b> a {@code signalAsync} still pending, and waits the application enqueued with
+ *       its own calls: keep the object open until the streams have passed them</td></tr>
  *   <tr><td>parameter arrays ({@code cuLaunchKernel}, {@code cu*ExternalSemaphoresAsync}), out-pointers</td>
  *       <td>confined arenas</td><td>read during the call only (kernel parameters are copied at launch)</td></tr>
  *   <tr><td>primary contexts</td><td>{@code cuDevicePrimaryCtxRetain} by {@code CudaWorkQueue} and by

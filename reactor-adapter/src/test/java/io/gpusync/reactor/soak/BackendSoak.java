@@ -213,7 +213,7 @@ public final class BackendSoak {
         switch (kind) {
             case 0 -> { // signalled, before or after subscription, from some thread
                 Duration timeout = r.nextInt(4) == 0 ? SyncPoint.FOREVER : LONG;
-                Ledger.Wait w = open(what, engine, t.signalsItself() || t.failsWithOthers() ? Expect.ANY
+                Ledger.Wait w = open(what, engine, t.signalsItself() || t.dependsOnOthers() ? Expect.ANY
                         : Expect.COMPLETE, -1, timeout, finish);
                 if (r.nextInt(5) == 0) {
                     t.signal();
@@ -228,7 +228,7 @@ public final class BackendSoak {
             case 1 -> { // nobody signals it in time
                 Duration timeout = SHORT[r.nextInt(SHORT.length)];
                 engine.await(t.waiter(), timeout).subscribe(open(what, engine,
-                        t.failsWithOthers() ? Expect.ANY : Expect.TIMEOUT, -1, timeout, finish));
+                        t.dependsOnOthers() ? Expect.ANY : Expect.TIMEOUT, -1, timeout, finish));
             }
             case 2 -> { // cancelled while pending
                 Ledger.Wait w = open(what, engine, Expect.ANY, -1, LONG, finish);
@@ -303,7 +303,7 @@ public final class BackendSoak {
                 "awaitEachUnordered").get(op);
         count(what);
         boolean cancel = r.nextInt(6) == 0;
-        Expect expect = cancel || tickets.stream().anyMatch(Ticket::failsWithOthers) ? Expect.ANY : Expect.COMPLETE;
+        Expect expect = cancel || tickets.stream().anyMatch(Ticket::dependsOnOthers) ? Expect.ANY : Expect.COMPLETE;
         Ledger.Wait wait = open(what, engine, expect, op == 2 ? 1 : op >= 3 ? n : -1, LONG.multipliedBy(2), finish);
         Publisher<?> operator = switch (op) {
             case 0 -> engine.awaitAll(points, LONG);
@@ -380,7 +380,7 @@ public final class BackendSoak {
         Random r = new Random();
         while (System.nanoTime() - end < 0) {
             try {
-                Thread.sleep(300 + r.nextInt(700));
+                Thread.sleep(2_000 + r.nextInt(2_000)); // a device every few seconds: drivers serialise create and destroy
                 VulkanContext ctx = VulkanContext.create();
                 devicesChurned.incrementAndGet();
                 List<SyncPoint.Vulkan> points = new ArrayList<>();

@@ -16,6 +16,8 @@ import java.util.function.UnaryOperator;
  */
 final class CudaTickets {
     private static final int STREAMS = 4;
+    private static final java.util.concurrent.Executor RELEASES = java.util.concurrent.Executors.newSingleThreadExecutor(
+            Thread.ofPlatform().name("soak-cuda-releases").daemon().factory());
 
     private CudaTickets() {
     }
@@ -61,6 +63,11 @@ final class CudaTickets {
         }
         return new OwnedTicket("cuda-external-semaphore", p, p.waiter(), false) {
             @Override
+            public boolean dependsOnOthers() {
+                return true; // every external wait is on one stream: each passes only after the ones before it
+            }
+
+            @Override
             void doSignal() {
                 vk.hostSignal(semaphore, 1);
             }
@@ -74,7 +81,9 @@ final class CudaTickets {
             void release() {
                 after.waiter().close();
                 imported.close();
-                vk.destroySemaphore(semaphore);
+                // the exporting side goes only once CUDA has let go of its import (NVIDIA's vkDestroySemaphore of an
+                // exported semaphore was seen not to return while the import lived and a wait in its context pended)
+                imported.whenReleased().thenRunAsync(() -> vk.destroySemaphore(semaphore), RELEASES);
             }
         };
     }

@@ -26,10 +26,10 @@ interface Ticket {
     boolean signalsItself();
 
     /**
-     * Whether another ticket's failure may fail this one too (a command behind an earlier failed one on an in-order
-     * queue): its outcome is then not checked, only that it ends.
+     * Whether another ticket decides this one's outcome too (a command behind earlier ones on an in-order queue or
+     * stream: held until they pass, failed when one fails): its outcome is then not checked, only that it ends.
      */
-    default boolean failsWithOthers() {
+    default boolean dependsOnOthers() {
         return false;
     }
 

@@ -347,7 +347,7 @@ final class TicketSources implements AutoCloseable {
                                     Runnable releaseMore) {
         return new OwnedTicket(name, awaited, awaited.waiter(), false) {
             @Override
-            public boolean failsWithOthers() {
+            public boolean dependsOnOthers() {
                 return onQueue;
             }
 
