@@ -31,12 +31,7 @@ class CudaVulkanBridgeGpuTest {
     void vulkanSignalsCudaAndCudaSignalsVulkan() {
         assumeCuda();
         MemorySegment ctx = primaryContext();
-        byte[] cudaUuid = new byte[16];
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment uuid = CUuuid.allocate(arena);
-            check(Cuda.cuDeviceGetUuid_v2(uuid, 0), "cuDeviceGetUuid_v2");
-            MemorySegment.copy(uuid, ValueLayout.JAVA_BYTE, 0, cudaUuid, 0, 16);
-        }
+        byte[] cudaUuid = deviceUuid();
         try (ExportingVulkanDevice vk = exportingDevice(cudaUuid)) {
             long semaphore = vk.createSemaphore(true, 0);
             try {
@@ -102,12 +97,7 @@ class CudaVulkanBridgeGpuTest {
     void closingAnImportedSemaphoreWhileAnotherWaitIsPendingBlocksNeitherTheCallerNorTheDriver() throws Exception {
         assumeCuda();
         MemorySegment ctx = primaryContext();
-        byte[] cudaUuid = new byte[16];
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment uuid = CUuuid.allocate(arena);
-            check(Cuda.cuDeviceGetUuid_v2(uuid, 0), "cuDeviceGetUuid_v2");
-            MemorySegment.copy(uuid, ValueLayout.JAVA_BYTE, 0, cudaUuid, 0, 16);
-        }
+        byte[] cudaUuid = deviceUuid();
         try (ExportingVulkanDevice vk = exportingDevice(cudaUuid)) {
             long gated = vk.createSemaphore(true, 0);
             long other = vk.createSemaphore(true, 0);
@@ -157,6 +147,17 @@ class CudaVulkanBridgeGpuTest {
                 vk.destroySemaphore(other);
             }
         }
+    }
+
+    /** Device 0's UUID, to open the Vulkan device that is the same GPU. */
+    private static byte[] deviceUuid() {
+        byte[] out = new byte[16];
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment uuid = CUuuid.allocate(arena);
+            check(Cuda.cuDeviceGetUuid_v2(uuid, 0), "cuDeviceGetUuid_v2");
+            MemorySegment.copy(uuid, ValueLayout.JAVA_BYTE, 0, out, 0, 16);
+        }
+        return out;
     }
 
     private static void sleep(long ms) {

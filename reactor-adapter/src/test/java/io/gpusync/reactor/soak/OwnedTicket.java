@@ -69,22 +69,16 @@ abstract class OwnedTicket implements Ticket {
 
     @Override
     public final void signal() {
-        synchronized (this) {
-            if (finished || signalled || (waiterClosed && waiterOwnsPrimitive)) {
-                return;
-            }
-            signalled = true;
-            signalsInCall++;
-        }
-        try {
-            doSignal();
-        } finally {
-            leftTheCall();
-        }
+        hostCall(this::doSignal);
     }
 
     @Override
     public final void fail() {
+        hostCall(this::doFail);
+    }
+
+    /** Signals or fails the point once, counting the call while it is inside the driver. */
+    private void hostCall(Runnable call) {
         synchronized (this) {
             if (finished || signalled || (waiterClosed && waiterOwnsPrimitive)) {
                 return;
@@ -93,7 +87,7 @@ abstract class OwnedTicket implements Ticket {
             signalsInCall++;
         }
         try {
-            doFail();
+            call.run();
         } finally {
             leftTheCall();
         }

@@ -146,30 +146,18 @@ final class TicketSources implements AutoCloseable {
 
     private static Ticket eventFd() {
         EventFd fd = EventFd.create();
-        SyncPoint p = fd.point();
-        return new OwnedTicket("eventfd", p, p.waiter(), false) {
-            @Override
-            void doSignal() {
-                fd.signal();
-            }
-
-            @Override
-            boolean landed() {
-                return true;
-            }
-
-            @Override
-            void release() {
-                fd.close();
-            }
-        };
+        return onEventFd("eventfd", fd, fd.point());
     }
 
     /** A sync fd adopted by gpusync: a duplicate of an eventfd the ticket signals (no sync_file on CPU drivers). */
     private static Ticket syncFd() {
         EventFd fd = EventFd.create();
-        SyncPoint p = SyncFds.adopt(SyncFds.duplicate(fd.fd()));
-        return new OwnedTicket("sync-fd", p, p.waiter(), false) {
+        return onEventFd("sync-fd", fd, SyncFds.adopt(SyncFds.duplicate(fd.fd())));
+    }
+
+    /** A point that {@code fd}'s signal makes readable; the ticket closes {@code fd} at the end. */
+    private static Ticket onEventFd(String name, EventFd fd, SyncPoint p) {
+        return new OwnedTicket(name, p, p.waiter(), false) {
             @Override
             void doSignal() {
                 fd.signal();
