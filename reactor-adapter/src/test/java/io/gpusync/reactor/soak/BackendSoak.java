@@ -210,11 +210,13 @@ public final class BackendSoak {
         }
         String what = t.source() + "/" + scenarioName(kind);
         count(what);
+        boolean heldByOthers = t.dependsOnOthers();
         switch (kind) {
             case 0 -> { // signalled, before or after subscription, from some thread
                 Duration timeout = r.nextInt(4) == 0 ? SyncPoint.FOREVER : LONG;
                 Ledger.Wait w = open(what, engine, t.signalsItself() || t.dependsOnOthers() ? Expect.ANY
                         : Expect.COMPLETE, -1, timeout, finish);
+                w.boundedByTimeout = heldByOthers;
                 if (r.nextInt(5) == 0) {
                     t.signal();
                     w.signalledNow();
@@ -232,11 +234,13 @@ public final class BackendSoak {
             }
             case 2 -> { // cancelled while pending
                 Ledger.Wait w = open(what, engine, Expect.ANY, -1, LONG, finish);
+                w.boundedByTimeout = heldByOthers;
                 engine.await(t.waiter(), r.nextBoolean() ? LONG : SyncPoint.FOREVER).subscribe(w);
                 later(r, w::cancel);
             }
             case 3 -> { // a signal and a cancel race
                 Ledger.Wait w = open(what, engine, Expect.ANY, -1, LONG, finish);
+                w.boundedByTimeout = heldByOthers;
                 engine.await(t.waiter(), LONG).subscribe(w);
                 later(r, () -> {
                     t.signal();
@@ -247,6 +251,7 @@ public final class BackendSoak {
             case 4 -> { // the application closes the handle while the wait is pending
                 Duration timeout = Duration.ofMillis(100 + r.nextInt(400));
                 Ledger.Wait w = open(what, engine, Expect.ANY, -1, timeout, finish);
+                w.boundedByTimeout = heldByOthers;
                 engine.await(t.waiter(), timeout).subscribe(w);
                 later(r, () -> {
                     w.disturb();
@@ -256,11 +261,13 @@ public final class BackendSoak {
             case 5 -> { // a short timeout that the signal may or may not beat
                 Duration timeout = Duration.ofMillis(1 + r.nextInt(20));
                 Ledger.Wait w = open(what, engine, Expect.ANY, -1, timeout, finish);
+                w.boundedByTimeout = heldByOthers;
                 engine.await(t.waiter(), timeout).subscribe(w);
                 later(r, t::signal);
             }
             default -> { // the driver fails the point
                 Ledger.Wait w = open(what, engine, Expect.ANY, -1, LONG, finish);
+                w.boundedByTimeout = heldByOthers;
                 engine.await(t.waiter(), LONG).subscribe(w);
                 later(r, () -> {
                     w.disturb();
@@ -305,6 +312,7 @@ public final class BackendSoak {
         boolean cancel = r.nextInt(6) == 0;
         Expect expect = cancel || tickets.stream().anyMatch(Ticket::dependsOnOthers) ? Expect.ANY : Expect.COMPLETE;
         Ledger.Wait wait = open(what, engine, expect, op == 2 ? 1 : op >= 3 ? n : -1, LONG.multipliedBy(2), finish);
+        wait.boundedByTimeout = tickets.stream().anyMatch(Ticket::dependsOnOthers);
         Publisher<?> operator = switch (op) {
             case 0 -> engine.awaitAll(points, LONG);
             case 1 -> engine.awaitAny(points, LONG);
@@ -541,7 +549,7 @@ public final class BackendSoak {
     private String counts() {
         return "waits=" + ledger.subscribed.sum() + " completed=" + ledger.completed.sum() + " timedOut="
                 + ledger.timedOut.sum() + " failed=" + ledger.failed.sum() + " cancelled=" + ledger.cancelled.sum()
-                + " lost=" + ledger.lost.sum() + " doubleEnds=" + ledger.doubleEnds.sum() + " wrongOutcomes="
+                + " lost=" + ledger.lost.sum() + " lateEnds=" + ledger.lateEnds.sum() + " doubleEnds=" + ledger.doubleEnds.sum() + " wrongOutcomes="
                 + ledger.wrongOutcomes.sum() + " problems=" + ledger.problemCount() + " open=" + ledger.liveCount();
     }
 

@@ -35,6 +35,7 @@ final class Ledger {
     final LongAdder doubleEnds = new LongAdder();
     final LongAdder wrongOutcomes = new LongAdder();
     final LongAdder lost = new LongAdder();
+    final LongAdder lateEnds = new LongAdder();
     final AtomicLong maxLateNanos = new AtomicLong();
     final List<String> problems = new CopyOnWriteArrayList<>();
     private final AtomicInteger problemCount = new AtomicInteger();
@@ -113,6 +114,8 @@ final class Ledger {
         volatile long signalledAt;
         final long openedAt = System.nanoTime();
         volatile boolean disturbed;
+        /** Held behind other tickets' points (an in-order queue or stream): a signal does not bound it. */
+        volatile boolean boundedByTimeout;
         private volatile Subscription subscription;
         private volatile boolean cancelRequested;
 
@@ -126,9 +129,15 @@ final class Ledger {
             this.onEnd = onEnd;
         }
 
-        /** The point was just signalled: the wait must now end within the grace. */
+        /**
+         * The point was just signalled: the wait must now end within the grace — unless it is held behind others'
+         * points ({@code boundedByTimeout}), when only its timeout bounds it.
+         */
         void signalledNow() {
             signalledAt = System.nanoTime();
+            if (boundedByTimeout) {
+                return;
+            }
             long d = signalledAt + graceNanos;
             if (d - deadline < 0) {
                 deadline = d;
@@ -184,6 +193,12 @@ final class Ledger {
             }
             long late = System.nanoTime() - deadline;
             maxLateNanos.accumulateAndGet(late, Math::max);
+            if (late > 0 && !reportedLost.get()) { // ended, but after its deadline: as bad as lost for a while
+                lateEnds.increment();
+                problem(what + " (#" + id + ") ended " + late / 1_000_000 + " ms past its deadline"
+                        + (signalledAt == 0 ? "" : ", " + (System.nanoTime() - signalledAt) / 1_000_000
+                        + " ms after its signal") + ", engine " + engine);
+            }
             boolean wasLive = live.remove(id) != null;
             if (!wasLive && !cancelRequested) {
                 problem("terminal signal on an unknown wait " + what);
