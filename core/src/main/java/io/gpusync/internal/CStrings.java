@@ -45,6 +45,8 @@ public final class CStrings {
         if (length > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException("C string of " + length + " bytes is too long for a Java string");
         }
+        // exactly the bytes strlen counted, copied at once: the string is the driver's (a static or one it keeps
+        // for the object's life), read during the caller's use of that object, and no pointer to it is handed on
         byte[] bytes = string.reinterpret(length).toArray(ValueLayout.JAVA_BYTE);
         return new String(bytes, StandardCharsets.UTF_8);
     }

@@ -172,9 +172,12 @@ public final class CudaGatedSubject implements Subject {
         }
     }
 
-    /** The driver's C string at {@code s}, read byte by byte up to its terminator and never past it. */
+    /**
+     * The driver's C string at {@code s}, read byte by byte up to its terminator and never past it (gpusync's
+     * CStrings is internal to core). cuGetErrorName's strings are the driver's statics: nothing is freed or kept.
+     */
     private static String cString(MemorySegment s) {
-        MemorySegment unbounded = s.reinterpret(Long.MAX_VALUE);
+        MemorySegment unbounded = s.reinterpret(Long.MAX_VALUE); // bounded by the loop below, never read past the 0
         int n = 0;
         while (unbounded.get(ValueLayout.JAVA_BYTE, n) != 0) {
             n++;
