@@ -29,6 +29,21 @@ public final class ChildJvm {
     }
 
     /**
+     * The environment that runs a child under glibc's malloc checker, freed memory filled with {@code perturb}
+     * (1-255), so a use after free reads garbage at once; empty where glibc's debug library is missing. The JVM's
+     * libjsig comes first, so drivers that install signal handlers chain to the JVM's.
+     */
+    public static Map<String, String> mallocChecked(int perturb) {
+        Path debug = Path.of("/usr/lib/x86_64-linux-gnu/libc_malloc_debug.so.0");
+        if (!Files.exists(debug)) {
+            return Map.of();
+        }
+        String jsig = Path.of(System.getProperty("java.home"), "lib", "libjsig.so").toString();
+        return Map.of("LD_PRELOAD", jsig + ":" + debug, "MALLOC_CHECK_", "3",
+                "MALLOC_PERTURB_", Integer.toString(perturb));
+    }
+
+    /**
      * Runs {@code main} and returns its output once it has exited with status 0; fails the test with that output
      * otherwise.
      */

@@ -355,7 +355,10 @@ public final class OpenClProducers {
      * memory object undefined while a command waits on an unset user event, and PoCL's {@code clFinish} would
      * never return). One left to the garbage collector unclosed only drops its reference.
      *
-     * <p>Thread-safe.
+     * <p>Thread-safe. Status changes ({@code complete}, {@code fail}, and {@code close} of an unset event) of every
+     * user event made here run one at a time, so a call may block briefly behind another thread's: two commands'
+     * dependencies ending at once on two threads, one failing, crash PoCL 3.1. Set the statuses of user events you
+     * create yourself one at a time too.
      */
     public static final class OpenClUserEvent implements AutoCloseable {
         /**
@@ -418,7 +421,8 @@ public final class OpenClProducers {
 
         /**
          * Sets the status to {@code CL_COMPLETE}. Listeners registered on it run on this thread, inside the
-         * driver call (PoCL).
+         * driver call (PoCL). Status changes of all user events made here happen one at a time: a call may wait for
+         * another thread's.
          *
          * @throws io.gpusync.SyncException  {@code CL_INVALID_OPERATION} if the status was already set
          * @throws IllegalStateException     if this user event is closed
@@ -444,8 +448,18 @@ public final class OpenClProducers {
         }
 
         private void setStatus(int status) {
-            claim.run(() -> ClErrors.check(ClEventRelease.call(ref, () -> OpenCl.clSetUserEventStatus(event, status)),
-                    "clSetUserEventStatus(" + status + ")", what));
+            claim.run(() -> ClErrors.check(setStatusAlone(status), "clSetUserEventStatus(" + status + ")", what));
+        }
+
+        /**
+         * Sets the status with no other user event's status change in flight. PoCL (3.1) can both fail and run a command
+         * whose dependencies end at once on two threads, one failing, and then uses the freed command; one change at a
+         * time closes that window. Reentrant: listeners running inside the call may end other user events.
+         */
+        private int setStatusAlone(int status) {
+            synchronized (OpenClUserEvent.class) {
+                return ClEventRelease.call(ref, () -> OpenCl.clSetUserEventStatus(event, status));
+            }
         }
 
         /**
@@ -459,7 +473,7 @@ public final class OpenClProducers {
                 claim.run(() -> {
                     if (Cl.statusOr(event, OpenCl.CL_COMPLETE()) > OpenCl.CL_COMPLETE()) {
                         // CL_INVALID_OPERATION: set meanwhile by another thread, which is as good
-                        ClEventRelease.call(ref, () -> OpenCl.clSetUserEventStatus(event, CLOSED_UNSET));
+                        setStatusAlone(CLOSED_UNSET);
                     }
                 });
             } catch (IllegalStateException closedMeanwhile) {
