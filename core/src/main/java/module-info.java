@@ -14,4 +14,6 @@ module io.gpusync.core {
     exports io.gpusync.d3d12;
     exports io.gpusync.metal;
     exports io.gpusync.wgpu;
+    // the per-process service object and housekeeping, for gpusync's own engine only
+    exports io.gpusync.internal to io.gpusync.reactor;
 }
