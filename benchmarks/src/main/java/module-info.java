@@ -4,7 +4,9 @@
  */
 module io.gpusync.benchmarks {
     requires io.gpusync.reactor;
-    requires io.gpusync.bindings; // raw handles for the device providers and CUDA subjects
+    requires io.gpusync.bindings.cuda; // raw handles for the device providers and CUDA subjects
+    requires io.gpusync.bindings.d3d12;
+    requires io.gpusync.bindings.libc;
     requires java.management;
     requires jdk.management;
     requires java.desktop;

@@ -1,7 +1,12 @@
 /** gpusync's contract ({@code io.gpusync}), its SPI ({@code io.gpusync.spi}) and its blocking Panama backends. */
 module io.gpusync.core {
     // no exported signature names a binding type: the bindings stay an implementation detail
-    requires io.gpusync.bindings;
+    requires io.gpusync.bindings.libc;
+    requires io.gpusync.bindings.cuda;
+    requires io.gpusync.bindings.vulkan;
+    requires io.gpusync.bindings.opencl;
+    requires io.gpusync.bindings.gl;
+    requires io.gpusync.bindings.d3d12;
     exports io.gpusync;
     exports io.gpusync.spi;
     exports io.gpusync.cpu;

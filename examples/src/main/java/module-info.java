@@ -1,7 +1,8 @@
 /** The gpusync demo: a Reactor Netty HTTP service awaiting GPU work through gpusync on its own event loops. */
 module io.gpusync.examples {
     requires io.gpusync.reactor;
-    requires io.gpusync.bindings; // raw handles for the device providers and CUDA subjects
+    requires io.gpusync.bindings.opencl; // raw handles for the device providers and CUDA subjects
+    requires io.gpusync.bindings.vulkan;
     requires reactor.netty.core;
     requires reactor.netty.http;
     requires io.netty.codec.http;

@@ -1,7 +1,7 @@
 /** gpusync's reactive engine: SyncPoints as {@code Mono<Void>} waits. */
 module io.gpusync.reactor {
     requires transitive io.gpusync.core;
-    requires io.gpusync.bindings; // FdWatch reads poll(2) through the libc bindings; no exported signature uses them
+    requires io.gpusync.bindings.libc; // FdWatch reads poll(2) through the libc bindings; no exported signature uses them
     requires transitive reactor.core;
     requires transitive org.reactivestreams;
     // Netty is optional: only the EPOLL wait path uses it, and only Netty 4.2 with native epoll

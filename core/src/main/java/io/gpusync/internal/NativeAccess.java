@@ -21,8 +21,9 @@ public final class NativeAccess {
     /** The flag for gpusync on the class path. */
     public static final String CLASS_PATH_FLAG = "--enable-native-access=ALL-UNNAMED";
     /** The flag for gpusync on the module path (io.netty.common: Netty's native epoll, if used). */
-    public static final String MODULE_PATH_FLAG =
-            "--enable-native-access=io.gpusync.core,io.gpusync.bindings,io.netty.common";
+    public static final String MODULE_PATH_FLAG = "--enable-native-access=io.gpusync.core,"
+            + "io.gpusync.bindings.libc,io.gpusync.bindings.cuda,io.gpusync.bindings.vulkan,io.gpusync.bindings.opencl,"
+            + "io.gpusync.bindings.gl,io.gpusync.bindings.d3d12,io.netty.common";
 
     private static final Object PERMITTED = new Object();
     /** {@code null} until checked, then {@link #PERMITTED} or the denial. */

@@ -8,9 +8,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -32,7 +35,7 @@ class NativeAccessDiagnosisTest {
             assertThat(line).as(out)
                     .startsWith(step + ": SyncNotSupportedException (CONFIGURATION): ")
                     .contains("--enable-native-access=ALL-UNNAMED")
-                    .contains("--enable-native-access=io.gpusync.core,io.gpusync.bindings,io.netty.common")
+                    .contains(NativeAccess.MODULE_PATH_FLAG)
                     .doesNotContainIgnoringCase("driver")
                     .doesNotContain("not installed");
         }
@@ -44,23 +47,56 @@ class NativeAccessDiagnosisTest {
         assertThat(out).contains("cpu: ok", "eventfd: ok").doesNotContain("native access");
     }
 
+    /** Restricted calls (JEP 454): a module that makes one needs native access on the module path. */
+    private static final Pattern RESTRICTED = Pattern.compile(
+            "\\.reinterpret\\(|downcallHandle\\(|upcallStub\\(|libraryLookup\\(|System\\.load(?:Library)?\\(");
+    /** Programs, not libraries: they say what they need themselves. */
+    private static final Set<String> NOT_LIBRARIES = Set.of("benchmarks", "examples", "integration-tests");
+
     @Test
     void theModulePathFlagNamesTheRealModules() throws IOException {
         Path root = projectRoot();
-        String core = moduleName(root.resolve("core/src/main/java/module-info.java"));
-        String bindings = moduleName(root.resolve("native-bindings/src/main/java/module-info.java"));
-        assertThat(NativeAccess.MODULE_PATH_FLAG)
-                .isEqualTo("--enable-native-access=" + core + "," + bindings + ",io.netty.common");
+        Set<String> needNativeAccess = new TreeSet<>();
+        List<Path> descriptors;
+        try (Stream<Path> files = Files.walk(root)) {
+            descriptors = files.filter(p -> p.endsWith(Path.of("src/main/java/module-info.java")))
+                    .filter(p -> !root.relativize(p).toString().contains("target/")
+                            && !root.relativize(p).startsWith(".device")
+                            && !NOT_LIBRARIES.contains(root.relativize(p).getName(0).toString()))
+                    .toList();
+        }
+        for (Path descriptor : descriptors) {
+            Path module = descriptor.getParent().getParent().getParent().getParent();
+            boolean restricted = false;
+            for (Path sources : List.of(module.resolve("src/main/java"), module.resolve("src/generated/java"))) {
+                if (!Files.isDirectory(sources)) {
+                    continue;
+                }
+                try (Stream<Path> files = Files.walk(sources)) {
+                    for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
+                        restricted |= RESTRICTED.matcher(Files.readString(f)).find();
+                    }
+                }
+            }
+            if (restricted) {
+                needNativeAccess.add(moduleName(descriptor));
+            }
+        }
+        String prefix = "--enable-native-access=";
+        assertThat(NativeAccess.MODULE_PATH_FLAG).startsWith(prefix).endsWith(",io.netty.common");
+        List<String> named = List.of(NativeAccess.MODULE_PATH_FLAG.substring(prefix.length()).split(","));
+        assertThat(new TreeSet<>(named.subList(0, named.size() - 1)))
+                .as("the gpusync modules that make restricted calls").isEqualTo(needNativeAccess);
     }
 
     /** The checkout's root: the parent of the module directory under Maven, the working directory elsewhere. */
     private static Path projectRoot() {
         for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
-            if (Files.isRegularFile(dir.resolve("core/src/main/java/module-info.java"))) {
+            if (Files.isRegularFile(dir.resolve("bom/pom.xml")) && Files.isRegularFile(dir.resolve("pom.xml"))) {
                 return dir;
             }
         }
-        throw new AssertionError("no checkout (core/src/main/java/module-info.java) above " + Path.of("").toAbsolutePath());
+        throw new AssertionError("no checkout (bom/pom.xml) above " + Path.of("").toAbsolutePath());
     }
 
     private static String moduleName(Path descriptor) throws IOException {

@@ -57,7 +57,7 @@ class EngineModuleTest {
         }
         assertThat(requires.get("io.gpusync.core")).contains(Requires.Modifier.TRANSITIVE);
         assertThat(requires.get("reactor.core")).contains(Requires.Modifier.TRANSITIVE);
-        assertThat(requires.get("io.gpusync.bindings")).as("requires io.gpusync.bindings")
+        assertThat(requires.get("io.gpusync.bindings.libc")).as("requires io.gpusync.bindings.libc")
                 .isNotNull().doesNotContain(Requires.Modifier.TRANSITIVE, Requires.Modifier.STATIC);
     }
 
