@@ -4,6 +4,14 @@
  */
 module io.gpusync.benchmarks {
     requires io.gpusync.reactor;
+    requires io.gpusync.backend.kit; // PathWaiters builds test waiters with the backends' helpers
+    requires io.gpusync.cpu;
+    requires io.gpusync.cuda;
+    requires io.gpusync.d3d12;
+    requires io.gpusync.gl;
+    requires io.gpusync.linux;
+    requires io.gpusync.opencl;
+    requires io.gpusync.vulkan;
     requires io.gpusync.bindings.cuda; // raw handles for the device providers and CUDA subjects
     requires io.gpusync.bindings.d3d12;
     requires io.gpusync.bindings.libc;

@@ -1,6 +1,11 @@
 /** The gpusync demo: a Reactor Netty HTTP service awaiting GPU work through gpusync on its own event loops. */
 module io.gpusync.examples {
     requires io.gpusync.reactor;
+    requires io.gpusync.cpu;
+    requires io.gpusync.cuda;
+    requires io.gpusync.d3d12;
+    requires io.gpusync.opencl;
+    requires io.gpusync.vulkan;
     requires io.gpusync.bindings.opencl; // raw handles for the device providers and CUDA subjects
     requires io.gpusync.bindings.vulkan;
     requires reactor.netty.core;

@@ -1,6 +1,8 @@
 /** gpusync's reactive engine: SyncPoints as {@code Mono<Void>} waits. */
 module io.gpusync.reactor {
-    requires transitive io.gpusync.core;
+    requires transitive io.gpusync.api;
+    requires io.gpusync.backend.kit;
+    requires io.gpusync.linux; // SyncFds: a sync file's poll readiness
     requires io.gpusync.bindings.libc; // FdWatch reads poll(2) through the libc bindings; no exported signature uses them
     requires transitive reactor.core;
     requires transitive org.reactivestreams;

@@ -46,8 +46,9 @@ class ModuleTableTest {
         assertThat(table).as("README.md's module table").isNotEmpty();
 
         Map<String, String> actual = new LinkedHashMap<>(); // artifact id -> module name, from the build itself
-        try (Stream<Path> dirs = Files.list(root)) {
-            for (Path dir : dirs.filter(d -> Files.isRegularFile(d.resolve("pom.xml"))).sorted().toList()) {
+        try (Stream<Path> dirs = Files.walk(root, 2)) { // top-level modules and bindings/*, backends/*
+            for (Path dir : dirs.filter(d -> !d.equals(root) && Files.isRegularFile(d.resolve("pom.xml")))
+                    .filter(d -> !root.relativize(d).toString().contains("target")).sorted().toList()) {
                 Matcher artifact = ARTIFACT.matcher(Files.readString(dir.resolve("pom.xml")));
                 if (artifact.find()) {
                     moduleName(dir).ifPresent(module -> actual.put(artifact.group(1), module));

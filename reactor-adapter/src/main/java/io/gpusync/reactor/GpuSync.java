@@ -38,7 +38,8 @@ import java.util.function.Function;
  * <p><b>Requirements.</b> Netty is optional: only {@link WaitPath#EPOLL} uses it, and it needs Netty 4.2
  * (reactor-netty 1.3, Spring Boot 4) with native epoll; without it fd waits take {@link WaitPath#BLOCKING}.
  * The JVM must allow native access: {@code --enable-native-access=ALL-UNNAMED} on the class path,
- * {@code --enable-native-access=io.gpusync.core,io.gpusync.bindings,io.netty.common} on the module path;
+ * {@code --enable-native-access=} naming gpusync's modules that make native calls (the backend kit, the backends
+ * and bindings in use; README.md lists them) and {@code io.netty.common} on the module path;
  * otherwise the first native wait fails with a {@link io.gpusync.SyncNotSupportedException} that says so.
  * Metrics: {@link GpuSyncMetrics}.
  */

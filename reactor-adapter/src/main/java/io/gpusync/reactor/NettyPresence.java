@@ -46,7 +46,7 @@ final class NettyPresence {
             System.getLogger(SyncEngine.class.getName()).log(System.Logger.Level.WARNING, "Netty's native epoll"
                     + " was denied native access, so gpusync's fd waits take the BLOCKING path instead of EPOLL."
                     + " Start java with --enable-native-access=ALL-UNNAMED (class path) or add io.netty.common to"
-                    + " --enable-native-access=io.gpusync.core,io.gpusync.bindings,io.netty.common (module path).");
+                    + " the --enable-native-access list of gpusync's modules (module path).");
         }
         return false;
     }

@@ -55,7 +55,7 @@ class EngineModuleTest {
         for (String optional : Stream.concat(netty.stream(), Stream.of("micrometer.core")).toList()) {
             assertThat(requires.get(optional)).as("requires %s", optional).containsExactly(Requires.Modifier.STATIC);
         }
-        assertThat(requires.get("io.gpusync.core")).contains(Requires.Modifier.TRANSITIVE);
+        assertThat(requires.get("io.gpusync.api")).contains(Requires.Modifier.TRANSITIVE);
         assertThat(requires.get("reactor.core")).contains(Requires.Modifier.TRANSITIVE);
         assertThat(requires.get("io.gpusync.bindings.libc")).as("requires io.gpusync.bindings.libc")
                 .isNotNull().doesNotContain(Requires.Modifier.TRANSITIVE, Requires.Modifier.STATIC);

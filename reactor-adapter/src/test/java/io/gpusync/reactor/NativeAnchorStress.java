@@ -1,6 +1,6 @@
 package io.gpusync.reactor;
 
-import io.gpusync.spi.NativeAnchor;
+import io.gpusync.kit.NativeAnchor;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.JCStressTest;

@@ -5,7 +5,7 @@ import io.gpusync.SyncException;
 import io.gpusync.SyncWaiter;
 import io.gpusync.spi.BlockingWaiter;
 import io.gpusync.spi.CallbackRegistration;
-import io.gpusync.spi.ProbeLoop;
+import io.gpusync.kit.ProbeLoop;
 import io.gpusync.spi.SignalCallbackWaiter;
 import io.gpusync.spi.SignalListener;
 import io.gpusync.spi.WaitSet;

@@ -1,0 +1,162 @@
+package io.gpusync.cuda;
+
+import io.gpusync.SyncException;
+import io.gpusync.kit.NativeAnchor;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The host-function wake-up of one {@code CUevent}, shared by every wait on it: at most <em>one</em> host function
+ * is outstanding per event, however many waits — engine callbacks, blocking awaits, and the repeated short
+ * awaits of a caller that slices its wait (gpu-handle-types' waiter thread waits in 10 ms slices) — register and
+ * withdraw meanwhile. A launched host function cannot be withdrawn: before this, every slice armed one more,
+ * each on a private stream of its own, and behind an event held back by a host gate thousands of them piled up
+ * until the driver blocked the waiting thread inside {@code cuStreamCreate}/{@code cuLaunchHostFunc} — the hang
+ * of the CUDA harness's approach (b) on the H200.
+ *
+ * <p>{@link #add} registers a {@link Waker} and arms the host function if none is outstanding
+ * ({@link HostFunctionBudget#arm}: at once, or deferred while the driver has no room — a deferred arm holds the
+ * event through the waiter's claim and is probed meanwhile); the returned handle withdraws the waker (the host
+ * function stays, and serves the next waker). When the host function runs, every waker present fires; when its context faults or its
+ * producer closes ({@link HostFunctions.Slot#fail}), every waker fails. Whoever removes a waker from the set owns
+ * its outcome, so each fires, fails or is withdrawn exactly once. Thread-safe; the host-function side only hands
+ * over.
+ */
+final class EventWakeup implements HostFunctions.Slot {
+    /** One registered wait. Runs on a driver thread (fire) or the fault watch / closing thread (fail). */
+    interface Waker {
+        void fire();
+
+        void fail(SyncException error);
+    }
+
+    private final MemorySegment event;
+    private final MemorySegment context;
+    private final ProducerLifetime lifetime;
+    /** The waiter's hold on the event: a deferred arm keeps the event alive with it. */
+    private final NativeAnchor.Claim claim;
+    /** One non-blocking probe of the event ({@code cuEventQuery}): how a deferred arm learns it is complete. */
+    private final java.util.function.BooleanSupplier probe;
+    private final Set<Waker> wakers = ConcurrentHashMap.newKeySet();
+    /** A host function is outstanding. No lock: the host function's side must never wait for an arming thread. */
+    private final AtomicBoolean armed = new AtomicBoolean();
+
+    EventWakeup(MemorySegment event, MemorySegment context, ProducerLifetime lifetime, NativeAnchor.Claim claim,
+                java.util.function.BooleanSupplier probe) {
+        this.event = event;
+        this.context = context;
+        this.lifetime = lifetime;
+        this.claim = claim;
+        this.probe = probe;
+    }
+
+    /**
+     * Registers {@code waker}; arms the event's host function unless one is outstanding.
+     *
+     * @return the withdrawal: {@code true} if it removed the waker (which then never fires or fails)
+     * @throws SyncException if arming fails (the waker is then not registered)
+     */
+    Withdrawal add(Waker waker) {
+        wakers.add(waker);
+        if (armed.compareAndSet(false, true)) {
+            long key = HostFunctions.register(context, lifetime, this);
+            try {
+                HostFunctionBudget.arm(new Arm(key));
+            } catch (RuntimeException e) {
+                HostFunctions.cancel(key);
+                armed.set(false);
+                wakers.remove(waker);
+                if (e instanceof SyncException se) {
+                    fail(se); // wakers that counted on this arming must not wait for a host function that never came
+                }
+                throw e;
+            }
+        }
+        if (lifetime != null && lifetime.ended() && wakers.remove(waker)) {
+            waker.fail(lifetime.cancelled()); // closed while registering: the owner's sweep may have missed it
+            return () -> false;
+        }
+        return () -> wakers.remove(waker);
+    }
+
+    /** Wakers registered (tests). */
+    int wakers() {
+        return wakers.size();
+    }
+
+    /** Whether a host function is outstanding (tests). */
+    boolean armed() {
+        return armed.get();
+    }
+
+    @Override
+    public void fire() {
+        armed.set(false);
+        for (Waker w : wakers) {
+            if (wakers.remove(w)) {
+                try {
+                    w.fire();
+                } catch (RuntimeException | Error t) { // one throwing listener must not strand the others
+                    System.getLogger(EventWakeup.class.getName()).log(System.Logger.Level.WARNING,
+                            "a CUDA event waker threw", t);
+                }
+            }
+        }
+    }
+
+    @Override
+    public void fail(SyncException error) {
+        armed.set(false);
+        for (Waker w : wakers) {
+            if (wakers.remove(w)) {
+                try {
+                    w.fail(error);
+                } catch (RuntimeException | Error t) {
+                    System.getLogger(EventWakeup.class.getName()).log(System.Logger.Level.WARNING,
+                            "a CUDA event waker threw while failing", t);
+                }
+            }
+        }
+    }
+
+    /** The arm of this event's host function, now or once the driver has room ({@link HostFunctionBudget}). */
+    private final class Arm extends HostFunctionBudget.Entry {
+        Arm(long key) {
+            super(key, context);
+        }
+
+        @Override
+        public boolean arm() {
+            HostFunctions.launchAfterEvent(context, event, key());
+            return true;
+        }
+
+        @Override
+        public boolean complete() {
+            return probe.getAsBoolean();
+        }
+
+        @Override
+        public boolean probeQueriesContext() {
+            return true; // cuEventQuery returns the context's sticky error, if any
+        }
+
+        @Override
+        public void hold() {
+            claim.enter(); // a waker holds the event now; the deferred arm must not outlive it
+        }
+
+        @Override
+        public void leave() {
+            claim.exit();
+        }
+    }
+
+    /** Withdraws one waker. */
+    interface Withdrawal {
+        boolean withdraw();
+    }
+}

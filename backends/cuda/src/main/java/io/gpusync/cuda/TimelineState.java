@@ -1,0 +1,550 @@
+package io.gpusync.cuda;
+
+import io.gpusync.BackendKind;
+import io.gpusync.SyncException;
+import io.gpusync.SyncInvalidArgumentException;
+import io.gpusync.bindings.cuda.Cuda;
+import io.gpusync.spi.CallbackRegistration;
+import io.gpusync.kit.NativeAnchor;
+import io.gpusync.spi.SignalListener;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.util.Comparator;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The shared state of one {@link CudaHostTimeline}: the pinned word, the GPU-side bookkeeping (guarded by
+ * {@code this}; only ever taken on application threads, never inside a host function) and the lock-free
+ * completion side that host functions drive. Holds no reference to any waiter or to the timeline object, so
+ * the anchor's release action may capture it.
+ */
+@SuppressWarnings("try") // the pushed-context resource is used for its scope only
+final class TimelineState {
+    private static final System.Logger LOG = System.getLogger(TimelineState.class.getName());
+    private static final VarHandle WORD = ValueLayout.JAVA_LONG.varHandle();
+    static final long HEALTH_CHECK_INTERVAL_NANOS = 1_000_000L;
+
+    final MemorySegment word;      // 8 bytes of pinned, device-mapped host memory (from the pool)
+    final long devicePointer;
+    final MemorySegment context;
+    final int device;
+    private final PinnedWordPool pool;
+    private final Runnable afterRelease;
+
+    // GPU-side bookkeeping, guarded by this
+    private long lastAdvanced;
+    private MemorySegment lastStream;
+    private boolean advancedOnce;
+    private long covered;          // highest value a launched host function covers
+    private MemorySegment orderEvent = MemorySegment.NULL;
+    /**
+     * Marks: an event recorded right after each of the last {@value #MARKS} writes, so that a host function
+     * armed later for a value can wait for that value's own position in its stream — not for everything
+     * enqueued since (a re-recorded event does not disturb waits already enqueued on its earlier record).
+     */
+    private static final int MARKS = 64;
+    private final long[] markValue = new long[MARKS];
+    private final MemorySegment[] markEvent = new MemorySegment[MARKS];
+
+    // completion side: lock-free
+    private final AtomicLong notified = new AtomicLong();   // highest value a host function reported (unsigned max)
+    private final ConcurrentSkipListMap<Node, Boolean> listeners = new ConcurrentSkipListMap<>(Node.ORDER);
+    private final AtomicLong nodeSeq = new AtomicLong();
+    final Set<Long> outstandingKeys = ConcurrentHashMap.newKeySet();
+    private volatile long nextHealthCheck = System.nanoTime();
+    private volatile SyncException failure;
+    /** Set (under the lock) once the release has begun: the events and the word are no longer this state's. */
+    private volatile boolean released;
+
+    TimelineState(MemorySegment word, long devicePointer, MemorySegment context, int device, PinnedWordPool pool,
+                  Runnable afterRelease) {
+        this.word = word;
+        this.devicePointer = devicePointer;
+        this.context = context;
+        this.device = device;
+        this.pool = pool;
+        this.afterRelease = afterRelease;
+    }
+
+    /** The word, read with acquire semantics (≈1 ns). */
+    long read() {
+        return (long) WORD.getAcquire(word, 0L);
+    }
+
+    synchronized long lastAdvanced() {
+        return lastAdvanced;
+    }
+
+    /**
+     * Whether {@code target} (unsigned) has been written. Not yet: at most once per millisecond, a health check
+     * of the context ({@code cuStreamQuery} on its legacy stream, context pushed), so a sticky error surfaces as
+     * {@link io.gpusync.DeviceLostException} instead of {@code false} forever.
+     */
+    boolean reached(long target) {
+        if (Long.compareUnsigned(read(), target) >= 0) {
+            return true;
+        }
+        SyncException f = failure;
+        if (f != null) {
+            throw f;
+        }
+        long now = System.nanoTime();
+        long due = nextHealthCheck;
+        if (now - due >= 0) {
+            nextHealthCheck = now + HEALTH_CHECK_INTERVAL_NANOS;
+            checkHealth();
+            return Long.compareUnsigned(read(), target) >= 0;
+        }
+        return false;
+    }
+
+    /**
+     * {@code cuStreamQuery(NULL)} with the context pushed. A fatal result — a sticky error, or the context gone
+     * ({@code CUDA_ERROR_INVALID_CONTEXT} for this held context counts as gone) — is remembered: every later probe
+     * throws it at once and every listener fails. Other errors (transient, say) are thrown without being
+     * remembered, so the next check may pass.
+     */
+    private void checkHealth() {
+        CudaDriver.ensure();
+        try {
+            int r;
+            try (CudaDriver.Pushed ignored = CudaDriver.Pushed.pushHeld(context, "timeline health check")) {
+                r = Cuda.cuStreamQuery(MemorySegment.NULL);
+            }
+            if (CudaResults.isFatal(r) || r == CudaResults.INVALID_CONTEXT) {
+                throw CudaResults.contextGone(r, "CudaHostTimeline health check (cuStreamQuery) of context "
+                        + CudaDriver.hex(context));
+            }
+        } catch (SyncException e) {
+            if (e.kind() == io.gpusync.ErrorKind.FATAL) {
+                fail(e);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Fails the timeline for good: every pending listener fails with {@code error} (the first failure wins for
+     * later probes), every outstanding host function is withdrawn. Used for a faulted context (by the fault watch
+     * through a cover, or a health check) and for the close of an owned producer.
+     */
+    void fail(SyncException error) {
+        if (failure == null) {
+            failure = error;
+        }
+        for (Long key : outstandingKeys) {
+            if (HostFunctions.cancel(key)) {
+                outstandingKeys.remove(key);
+            }
+        }
+        failAll(failure);
+    }
+
+    // ---- GPU side (application threads) ----
+
+    /** Enqueues the write of the next value on {@code stream}; optionally a host function right after it. */
+    synchronized long advance(MemorySegment stream, boolean hostFunction) {
+        if (lastAdvanced == -1L) {
+            throw new SyncInvalidArgumentException(BackendKind.CUDA, "CudaHostTimeline is exhausted (2^64 - 1)");
+        }
+        SyncException f = failure;
+        if (f != null) {
+            throw f;
+        }
+        try {
+            return advanceLocked(stream, hostFunction);
+        } catch (SyncException e) {
+            if (e.kind() == io.gpusync.ErrorKind.FATAL) {
+                fail(e); // listeners for values this advance would have written must not wait forever
+            }
+            throw e;
+        }
+    }
+
+    private long advanceLocked(MemorySegment stream, boolean hostFunction) {
+        long next = lastAdvanced + 1;
+        MemorySegment s = MemorySegment.ofAddress(stream.address());
+        try (CudaDriver.Pushed ignored = CudaDriver.Pushed.pushHeld(context, "CudaHostTimeline.advance")) {
+            if (advancedOnce && s.address() != lastStream.address()) {
+                orderAfterPrevious(s);
+            }
+            CudaResults.check(Cuda.cuStreamWriteValue64_v2(s, devicePointer, next, Cuda.CU_STREAM_WRITE_VALUE_DEFAULT()),
+                    "cuStreamWriteValue64_v2(stream " + CudaDriver.hex(s) + ", timeline word, "
+                            + Long.toUnsignedString(next) + ")");
+            lastAdvanced = next;
+            lastStream = s;
+            advancedOnce = true;
+            mark(s, next);
+            if (hostFunction || hasListenersAbove(covered)) {
+                try {
+                    launchCover(s, next);
+                } catch (SyncException e) {
+                    if (e.kind() == io.gpusync.ErrorKind.FATAL) {
+                        throw e;
+                    }
+                    LOG.log(System.Logger.Level.DEBUG, "no host function after timeline value " + next, e);
+                }
+            }
+        }
+        return next;
+    }
+
+    /** Orders {@code stream} after everything enqueued on the previous stream (so values stay monotonic). */
+    private void orderAfterPrevious(MemorySegment stream) {
+        if (orderEvent.equals(MemorySegment.NULL)) {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment p = arena.allocate(ValueLayout.ADDRESS);
+                CudaResults.check(Cuda.cuEventCreate(p, Cuda.CU_EVENT_DISABLE_TIMING()),
+                        "cuEventCreate for CudaHostTimeline stream ordering");
+                orderEvent = MemorySegment.ofAddress(p.get(ValueLayout.ADDRESS, 0).address());
+            }
+        }
+        CudaResults.check(Cuda.cuEventRecord(orderEvent, lastStream),
+                "cuEventRecord(previous timeline stream " + CudaDriver.hex(lastStream) + ")");
+        CudaResults.check(Cuda.cuStreamWaitEvent(stream, orderEvent, 0),
+                "cuStreamWaitEvent(new timeline stream " + CudaDriver.hex(stream) + ")");
+    }
+
+    /** Records the mark of {@code value} on {@code stream}; caller holds the lock + context. Best effort. */
+    private void mark(MemorySegment stream, long value) {
+        int slot = (int) Long.remainderUnsigned(value, MARKS);
+        try {
+            if (markEvent[slot] == null) {
+                try (Arena arena = Arena.ofConfined()) {
+                    MemorySegment p = arena.allocate(ValueLayout.ADDRESS);
+                    CudaResults.check(Cuda.cuEventCreate(p, Cuda.CU_EVENT_DISABLE_TIMING()), "cuEventCreate (timeline mark)");
+                    markEvent[slot] = MemorySegment.ofAddress(p.get(ValueLayout.ADDRESS, 0).address());
+                }
+            }
+            CudaResults.check(Cuda.cuEventRecord(markEvent[slot], stream), "cuEventRecord (timeline mark)");
+            markValue[slot] = value;
+        } catch (SyncException e) {
+            if (e.kind() == io.gpusync.ErrorKind.FATAL) {
+                throw e;
+            }
+            markValue[slot] = 0; // no usable mark: covering this value falls back to the stream's end
+        }
+    }
+
+    /** The mark of the smallest recent value ≥ {@code target}, or -1; caller holds the lock. */
+    private int markAtOrAbove(long target) {
+        int best = -1;
+        for (int i = 0; i < MARKS; i++) {
+            long v = markValue[i];
+            if (markEvent[i] != null && v != 0 && Long.compareUnsigned(v, target) >= 0
+                    && Long.compareUnsigned(v, lastAdvanced) <= 0
+                    && (best < 0 || Long.compareUnsigned(v, markValue[best]) < 0)) {
+                best = i;
+            }
+        }
+        return best;
+    }
+
+    /** Launches a host function on {@code stream} that reports {@code value}; caller holds the lock + context. */
+    private void launchCover(MemorySegment stream, long value) {
+        Cover cover = new Cover(this, value);
+        long key = cover.register();
+        int r = HostFunctions.launch(stream, key);
+        if (r != CudaResults.SUCCESS) {
+            cover.unregister();
+            throw CudaResults.exception(r, "cuLaunchHostFunc(timeline stream " + CudaDriver.hex(stream) + ")");
+        }
+        if (Long.compareUnsigned(value, covered) > 0) {
+            covered = value;
+        }
+    }
+
+    /**
+     * Makes sure a host function will report a value ≥ {@code target} once it is written. Values already
+     * advanced but not covered get one now, behind an event recorded on the last stream and a private stream
+     * (the user's stream never waits for it); values not advanced yet are covered by the advance that writes
+     * them (it sees the pending listener).
+     */
+    synchronized void ensureCovered(long target) {
+        if (Long.compareUnsigned(covered, target) >= 0 || Long.compareUnsigned(target, lastAdvanced) > 0
+                || !advancedOnce) {
+            return;
+        }
+        int mark = markAtOrAbove(target);
+        // the value's own position in its stream (later work does not delay the report), else the stream's end
+        long value = mark >= 0 ? markValue[mark] : lastAdvanced;
+        Cover cover = new Cover(this, value);
+        long key = cover.register();
+        try {
+            HostFunctionBudget.arm(new CoverArm(value, key));
+        } catch (RuntimeException e) {
+            cover.unregister();
+            throw e;
+        }
+        if (Long.compareUnsigned(value, covered) > 0) {
+            covered = value;
+        }
+    }
+
+    /**
+     * The arm of a cover for an advanced value, behind the value's mark or, without one, an event recorded on the
+     * last stream now; at once, or later when the driver has room ({@link HostFunctionBudget}). Probed meanwhile
+     * by reading the word.
+     */
+    private final class CoverArm extends HostFunctionBudget.Entry {
+        private final long value;
+
+        CoverArm(long value, long key) {
+            super(key, context);
+            this.value = value;
+        }
+
+        @Override
+        public boolean arm() {
+            synchronized (TimelineState.this) {
+                if (released) {
+                    return false;
+                }
+                try (CudaDriver.Pushed ignored = CudaDriver.Pushed.pushHeld(context, "covering a timeline value")) {
+                    int mark = markAtOrAbove(value);
+                    if (mark >= 0) {
+                        HostFunctions.launchAfterEvent(MemorySegment.NULL, markEvent[mark], key());
+                        return true;
+                    }
+                    try (Arena arena = Arena.ofConfined()) {
+                        MemorySegment p = arena.allocate(ValueLayout.ADDRESS);
+                        CudaResults.check(Cuda.cuEventCreate(p, Cuda.CU_EVENT_DISABLE_TIMING()),
+                                "cuEventCreate (timeline cover)");
+                        MemorySegment ev = p.get(ValueLayout.ADDRESS, 0);
+                        try {
+                            CudaResults.check(Cuda.cuEventRecord(ev, lastStream),
+                                    "cuEventRecord(timeline stream " + CudaDriver.hex(lastStream) + ")");
+                            HostFunctions.launchAfterEvent(MemorySegment.NULL, ev, key());
+                        } finally {
+                            CudaDriver.logRelease(Cuda.cuEventDestroy_v2(ev), "cuEventDestroy_v2 (timeline cover)");
+                        }
+                    }
+                    return true;
+                }
+            }
+        }
+
+        @Override
+        public boolean complete() {
+            // the word stays mapped while its timeline is not released (the pool frees slabs only with the context)
+            return !released && Long.compareUnsigned(read(), value) >= 0;
+        }
+    }
+
+    private boolean hasListenersAbove(long value) {
+        if (listeners.isEmpty()) {
+            return false;
+        }
+        try {
+            return Long.compareUnsigned(listeners.lastKey().target, value) > 0;
+        } catch (java.util.NoSuchElementException raced) {
+            return false;
+        }
+    }
+
+    // ---- completion side (any thread, including host functions) ----
+
+    /** A host function reported {@code value}: completes every listener at or below it. Lock-free. */
+    void reportReached(long value) {
+        long prev;
+        do {
+            prev = notified.get();
+            if (Long.compareUnsigned(prev, value) >= 0) {
+                break;
+            }
+        } while (!notified.compareAndSet(prev, value));
+        completeUpTo(notified.get());
+    }
+
+    private void completeUpTo(long value) {
+        for (Node n : listeners.headMap(new Node(value, Long.MAX_VALUE, null), true).keySet()) {
+            try {
+                n.complete(null);
+            } catch (RuntimeException | Error t) { // one throwing listener must not strand the others
+                LOG.log(System.Logger.Level.WARNING, "a CUDA timeline listener threw", t);
+            }
+        }
+    }
+
+    private void failAll(SyncException e) {
+        for (Node n : listeners.keySet()) {
+            try {
+                n.complete(e);
+            } catch (RuntimeException | Error t) { // one listener must not keep the others pending
+                LOG.log(System.Logger.Level.WARNING, "a CUDA timeline listener threw while failing", t);
+            }
+        }
+    }
+
+    /** Registers {@code listener} for {@code target}; the caller has checked it is not reached yet. */
+    Node addListener(long target, SignalListener listener, NativeAnchor.Claim claim) {
+        Node node = new Node(target, nodeSeq.incrementAndGet(), this);
+        node.listener = listener;
+        node.claim = claim;
+        listeners.put(node, Boolean.TRUE);
+        return node;
+    }
+
+    /** After registering: if the target was reached meanwhile, complete now (the race with reportReached). */
+    void recheck(Node node) {
+        long n = notified.get();
+        if (Long.compareUnsigned(n, node.target) >= 0 || Long.compareUnsigned(read(), node.target) >= 0) {
+            node.complete(null);
+        }
+        SyncException f = failure;
+        if (f != null) {
+            node.complete(f);
+        }
+    }
+
+    /** Drops every listener without calling it (release). */
+    void clearListeners() {
+        listeners.clear();
+    }
+
+    /** A registered listener, ordered by (unsigned target, sequence). Whoever removes it completes it. */
+    static final class Node implements CallbackRegistration {
+        static final Comparator<Node> ORDER = (a, b) -> {
+            int c = Long.compareUnsigned(a.target, b.target);
+            return c != 0 ? c : Long.compare(a.seq, b.seq);
+        };
+        final long target;
+        final long seq;
+        private final TimelineState state;
+        SignalListener listener;
+        NativeAnchor.Claim claim;
+
+        Node(long target, long seq, TimelineState state) {
+            this.target = target;
+            this.seq = seq;
+            this.state = state;
+        }
+
+        /** Completes this registration once (signalled when {@code error} is null); false if already gone. */
+        boolean complete(SyncException error) {
+            if (state == null || state.listeners.remove(this) == null) {
+                return false;
+            }
+            try {
+                if (error == null) {
+                    listener.signalled();
+                } else {
+                    listener.failed(error);
+                }
+            } finally {
+                if (claim != null) {
+                    claim.exit();
+                }
+            }
+            return true;
+        }
+
+        @Override
+        public void cancel() {
+            if (state != null && state.listeners.remove(this) != null && claim != null) {
+                claim.exit();
+            }
+        }
+    }
+
+    /** The host function's slot: reports a written value. Holds the state, never a waiter. */
+    private static final class Cover implements HostFunctions.Slot {
+        private final TimelineState state;
+        private final long value;
+        private volatile long key;
+
+        Cover(TimelineState state, long value) {
+            this.state = state;
+            this.value = value;
+        }
+
+        /** Registers this cover with the hub and the state's outstanding keys; returns the key. */
+        long register() {
+            long k = HostFunctions.register(state.context, null, this);
+            key = k;
+            state.outstandingKeys.add(k);
+            return k;
+        }
+
+        void unregister() {
+            HostFunctions.cancel(key);
+            state.outstandingKeys.remove(key);
+        }
+
+        @Override
+        public void fire() {
+            state.outstandingKeys.remove(key);
+            state.reportReached(value);
+        }
+
+        @Override
+        public void fail(SyncException error) {
+            state.outstandingKeys.remove(key);
+            state.fail(error);
+        }
+    }
+
+    // ---- release ----
+
+    /** The anchor's release action: captures this state only. */
+    Runnable releaseAction() {
+        return this::release; // NativeAnchor moves it off a driver thread or the Cleaner
+    }
+
+    /**
+     * Releases the timeline's native objects. Driver calls: {@code cuEventDestroy_v2} of the order and mark events
+     * (context pushed and popped; skipped if the push fails), nothing else — the word goes back to the pool (a
+     * memory write), or to the reaper while a write to it is still in flight, or is abandoned if its context died
+     * first. No call here synchronizes with the device.
+     */
+    private void release() {
+        for (Long key : outstandingKeys) {
+            HostFunctions.cancel(key);
+        }
+        outstandingKeys.clear();
+        clearListeners();
+        MemorySegment ev;
+        MemorySegment[] marks;
+        long last;
+        synchronized (this) {
+            released = true; // deferred cover arms find nothing to arm, and stop reading the word
+            ev = orderEvent;
+            orderEvent = MemorySegment.NULL;
+            marks = markEvent.clone();
+            java.util.Arrays.fill(markEvent, null);
+            last = lastAdvanced;
+        }
+        try {
+            if (!ev.equals(MemorySegment.NULL)) {
+                CudaEventSyncWaiter.destroyEvent(ev, context);
+            }
+            for (MemorySegment m : marks) {
+                if (m != null) {
+                    CudaEventSyncWaiter.destroyEvent(m, context); // a stream already waiting on it is unaffected
+                }
+            }
+            SyncException f = failure;
+            if (Long.compareUnsigned(read(), last) >= 0) {
+                pool.give(word);
+            } else if (f != null && f.kind() == io.gpusync.ErrorKind.FATAL) {
+                // the context died with a write to the word pending: it may never land, or land late; never reuse
+                LOG.log(System.Logger.Level.DEBUG, "timeline word " + CudaDriver.hex(word)
+                        + " abandoned: its context failed with a write pending");
+            } else {
+                // a cuStreamWriteValue64 to the word is still pending: reusing it now would let that write land in
+                // another timeline. The reaper returns it to the pool once it is written.
+                PinnedReaper.bury(word, pool, last);
+            }
+        } finally {
+            if (afterRelease != null) {
+                afterRelease.run();
+            }
+        }
+    }
+}

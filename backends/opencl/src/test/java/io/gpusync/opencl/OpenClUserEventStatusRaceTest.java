@@ -1,0 +1,113 @@
+package io.gpusync.opencl;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.gpusync.test.ChildJvm;
+import io.gpusync.SyncNotSupportedException;
+import io.gpusync.internal.NativeLibraries;
+import io.gpusync.opencl.OpenClProducers.OpenClContext;
+import io.gpusync.opencl.OpenClProducers.OpenClUserEvent;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import io.gpusync.bindings.opencl.OpenCl;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The PoCL 3.1 race of two dependencies ending at once: when one dependency of a command fails while another
+ * completes on a second thread, PoCL can both fail the command and queue it to run, and its pthread device then uses
+ * the freed command (SIGSEGV in {@code libpocl-devices-pthread.so}, or one of PoCL's assertions). Markers on an
+ * in-order queue, each behind its own user event, depend on their user event and on the marker before them, so two
+ * threads ending those user events (one failing, one completing) hit it in the first rounds; the C program
+ * {@code benchmarks/probes/pocl_failed_and_completed_dependencies.c} shows the same without gpusync.
+ *
+ * <p>{@link OpenClUserEvent} therefore sets statuses one at a time. Run in a child JVM under glibc's malloc checker: on
+ * a gpusync that lets two threads set statuses at once, the child crashes.
+ */
+class OpenClUserEventStatusRaceTest {
+    static final int ROUNDS = 200;
+    static final int BATCH = 64;
+
+    @BeforeAll
+    static void driver() {
+        assumeTrue(NativeLibraries.isAvailable(Cl.LIBRARY), Cl.LIBRARY + " is not installed: no OpenCL on this machine");
+        try {
+            OpenClContext.createDefault().close();
+        } catch (SyncNotSupportedException e) {
+            assumeTrue(false, "no OpenCL platform/device: " + e.getMessage());
+        }
+    }
+
+    @Test
+    void userEventsEndedFromTwoThreadsAtOnceOneFailingNeverCrashTheProcess() throws Exception {
+        String out = ChildJvm.runOk(Child.class, List.of(), ChildJvm.mallocChecked(228), Integer.toString(ROUNDS));
+        assertThat(out).contains(ROUNDS + " rounds of " + BATCH + " markers");
+    }
+
+    /**
+     * {@code args}: rounds. Each round: BATCH markers behind BATCH user events, enqueued the way an application
+     * enqueues its own commands (no flush before the user events end), then the user events ended by two threads at
+     * once through gpusync.
+     */
+    public static final class Child {
+        public static void main(String[] args) throws Exception {
+            int rounds = Integer.parseInt(args[0]);
+            int failed = 0;
+            try (OpenClContext cl = OpenClContext.createDefault(); Arena arena = Arena.ofConfined()) {
+                MemorySegment out = arena.allocate(ValueLayout.ADDRESS);
+                for (int round = 0; round < rounds; round++) {
+                    List<OpenClUserEvent> users = new ArrayList<>();
+                    List<MemorySegment> markers = new ArrayList<>();
+                    for (int i = 0; i < BATCH; i++) {
+                        OpenClUserEvent user = cl.newUserEvent();
+                        users.add(user);
+                        MemorySegment waitList = arena.allocateFrom(ValueLayout.ADDRESS, user.event());
+                        ClErrors.check(OpenCl.clEnqueueMarkerWithWaitList(cl.queue(), 1, waitList, out),
+                                "clEnqueueMarkerWithWaitList", "test");
+                        markers.add(out.get(ValueLayout.ADDRESS, 0));
+                    }
+                    CountDownLatch start = new CountDownLatch(1);
+                    Thread failing = Thread.ofPlatform().start(() -> end(users, 0, start));
+                    Thread completing = Thread.ofPlatform().start(() -> end(users, 1, start));
+                    start.countDown();
+                    failing.join();
+                    completing.join();
+                    for (MemorySegment marker : markers) { // each one's user event has ended: so does the marker
+                        int status;
+                        while ((status = Cl.statusOr(marker, OpenCl.CL_COMPLETE())) > OpenCl.CL_COMPLETE()) {
+                            Thread.onSpinWait();
+                        }
+                        failed += status < 0 ? 1 : 0;
+                    }
+                    users.forEach(OpenClUserEvent::close);
+                    cl.finish();
+                    markers.forEach(OpenCl::clReleaseEvent);
+                }
+            }
+            System.out.println(rounds + " rounds of " + BATCH + " markers, " + failed + " failed");
+        }
+
+        /** Ends every other user event from {@code parity}: even ones fail, odd ones complete. */
+        static void end(List<OpenClUserEvent> users, int parity, CountDownLatch start) {
+            try {
+                start.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            for (int i = parity; i < users.size(); i += 2) {
+                if (i % 2 == 0) {
+                    users.get(i).fail(-1_000_001);
+                } else {
+                    users.get(i).complete();
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,97 @@
+package io.gpusync.test;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The tests' one launcher of child JVMs: for what must not happen in the test JVM itself (sticky CUDA faults
+ * poison the process; a crash is the expected outcome; a native environment such as glibc's malloc checker must
+ * be in place from the start). The child gets this JVM's {@code java}, class path and native-access flag, plus
+ * the given options and environment; its output (stdout and stderr) goes to a file, so a chatty child never
+ * blocks on a full pipe. A child still running after 120 s gets a thread dump into its output and is ended.
+ */
+public final class ChildJvm {
+    private static final long LIMIT_SECONDS = 120;
+
+    /** How a child ended: its exit status ({@code -1}: a crash gives the signal's 128 + n) and its output. */
+    public record Result(int exitCode, String output) {
+    }
+
+    private ChildJvm() {
+    }
+
+    /**
+     * The environment that runs a child under glibc's malloc checker, freed memory filled with {@code perturb}
+     * (1-255), so a use after free reads garbage at once; empty where glibc's debug library is missing. The JVM's
+     * libjsig comes first, so drivers that install signal handlers chain to the JVM's.
+     */
+    public static Map<String, String> mallocChecked(int perturb) {
+        Path debug = Path.of("/usr/lib/x86_64-linux-gnu/libc_malloc_debug.so.0");
+        if (!Files.exists(debug)) {
+            return Map.of();
+        }
+        String jsig = Path.of(System.getProperty("java.home"), "lib", "libjsig.so").toString();
+        return Map.of("LD_PRELOAD", jsig + ":" + debug, "MALLOC_CHECK_", "3",
+                "MALLOC_PERTURB_", Integer.toString(perturb));
+    }
+
+    /**
+     * Runs {@code main} and returns its output once it has exited with status 0; fails the test with that output
+     * otherwise.
+     */
+    public static String runOk(Class<?> main, List<String> jvmOptions, Map<String, String> environment,
+                               String... args) throws IOException, InterruptedException {
+        Result r = run(main, jvmOptions, environment, args);
+        assertThat(r.exitCode()).as("child exit status; its output:%n%s", r.output()).isZero();
+        return r.output();
+    }
+
+    /** {@link #runOk(Class, List, Map, String...)} with this JVM's environment. */
+    public static String runOk(Class<?> main, List<String> jvmOptions, String... args)
+            throws IOException, InterruptedException {
+        return runOk(main, jvmOptions, Map.of(), args);
+    }
+
+    /**
+     * Runs {@code main} to its end, whatever its exit status, and prints its output. {@code environment} is added
+     * to this JVM's environment (an entry replaces the inherited one).
+     */
+    public static Result run(Class<?> main, List<String> jvmOptions, Map<String, String> environment,
+                             String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add("--enable-native-access=ALL-UNNAMED");
+        cmd.addAll(jvmOptions);
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(main.getName());
+        cmd.addAll(List.of(args));
+        Path log = Files.createTempFile("gpusync-child-", ".log");
+        try {
+            ProcessBuilder builder = new ProcessBuilder(cmd).redirectErrorStream(true)
+                    .redirectOutput(log.toFile());
+            builder.environment().putAll(environment);
+            Process child = builder.start();
+            boolean exited = child.waitFor(LIMIT_SECONDS, TimeUnit.SECONDS);
+            if (!exited) { // a thread dump into its output, then end it
+                new ProcessBuilder("kill", "-3", Long.toString(child.pid())).start().waitFor(5, TimeUnit.SECONDS);
+                Thread.sleep(2_000);
+                child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+            String out = new String(Files.readAllBytes(log), StandardCharsets.UTF_8); // hs_err may not be UTF-8
+            System.out.println(out);
+            assertThat(exited).as("child finished within %d s; output:%n%s", LIMIT_SECONDS, out).isTrue();
+            return new Result(child.exitValue(), out);
+        } finally {
+            Files.deleteIfExists(log);
+        }
+    }
+}
