@@ -16,7 +16,7 @@ import java.util.concurrent.locks.LockSupport;
  * Fails the waits that sit behind gpusync's CUDA callbacks when their context gets a sticky error, as soon as the
  * driver reports it, for engine and blocking waits, {@code FOREVER} as well.
  *
- * <p><b>Reported faults.</b> {@link HostFunctions} launches stream callbacks, which the driver calls with the
+ * <p><b>Reported faults.</b> {@link StreamCallbacks} launches stream callbacks, which the driver calls with the
  * error when their context faults (a {@code cuLaunchHostFunc} host function would never be called, and CUDA.jl
  * re-queries on a timer for that reason). Measured on the H200: ≈ 0.1 ms after a trap in a bare probe with five
  * callbacks; 7–16 ms after it with 165 waits, 32 callbacks and dozens of streams in flight, while the driver's
@@ -24,12 +24,12 @@ import java.util.concurrent.locks.LockSupport;
  * three faults). A callback must not call CUDA, so it
  * only {@linkplain #reported reports} here; this thread then checks every context that has registrations
  * (push, {@code cuStreamQuery(NULL)} — non-blocking, returns the context's sticky error — pop), fails every
- * registration of a faulted context through {@link HostFunctions#failContext} with the
+ * registration of a faulted context through {@link StreamCallbacks#failContext} with the
  * {@link io.gpusync.DeviceLostException} the check produced, and fails the reporting callback's own registration
  * with its status if it is still pending.
  *
  * <p><b>Watched contexts.</b> A context with registrations but no callback in flight cannot report a fault: its
- * waits are deferred by {@link HostFunctionBudget} for want of room (another context's callbacks hold it). While
+ * waits are deferred by {@link StreamCallbackBudget} for want of room (another context's callbacks hold it). While
  * there is such a context, the thread ({@code gpusync-cuda-fault-watch}, a daemon started on first use) checks it
  * every interval, starting at {@value #FIRST_INTERVAL_NANOS} ns and doubling up to {@value #MAX_INTERVAL_NANOS} ns
  * (a fault is then failed within ≈ 25 ms); a check is skipped when a driver query in that context succeeded within
@@ -38,7 +38,7 @@ import java.util.concurrent.locks.LockSupport;
  * at all the thread parks without a timeout.
  *
  * <p><b>Cost.</b> While nothing faults and every context with waits has a callback in flight — the usual case:
- * only waits beyond {@link HostFunctionBudget#capacity()} in a context with none armed need the close watch — the
+ * only waits beyond {@link StreamCallbackBudget#capacity()} in a context with none armed need the close watch — the
  * watch wakes once a second and makes one check per context. (With a timer check of every context at 25 ms, its
  * cost on the H200's idle PVM guest was 0.31–0.46 % of a core, most of it leaving and re-entering idle:
  * {@code benchmarks/results/timer-wake-cost.md}.)
@@ -97,7 +97,7 @@ final class CudaFaultWatch {
     }
 
     /**
-     * A driver query in {@code context} just succeeded (a deferred event's probe, {@link HostFunctionBudget}): the
+     * A driver query in {@code context} just succeeded (a deferred event's probe, {@link StreamCallbackBudget}): the
      * context had no sticky error then, so the watch need not query it for this interval.
      */
     static void vouch(long context) {
@@ -113,9 +113,9 @@ final class CudaFaultWatch {
         long interval = FIRST_INTERVAL_NANOS;
         while (true) {
             handleReports();
-            if (HostFunctions.watchedContexts().isEmpty()) {
+            if (StreamCallbacks.watchedContexts().isEmpty()) {
                 idle = true;
-                if (REPORTS.isEmpty() && HostFunctions.watchedContexts().isEmpty()) {
+                if (REPORTS.isEmpty() && StreamCallbacks.watchedContexts().isEmpty()) {
                     LockSupport.park(CudaFaultWatch.class);
                 }
                 idle = false;
@@ -127,7 +127,7 @@ final class CudaFaultWatch {
                 rewind = false;
                 interval = FIRST_INTERVAL_NANOS;
             }
-            boolean close = HostFunctions.watchedContexts().stream().anyMatch(c -> !HostFunctions.reportsOwnFaults(c));
+            boolean close = StreamCallbacks.watchedContexts().stream().anyMatch(c -> !StreamCallbacks.reportsOwnFaults(c));
             LockSupport.parkNanos(CudaFaultWatch.class, close ? interval : BACKSTOP_INTERVAL_NANOS);
             if (close) {
                 interval = Math.min(interval * 2, MAX_INTERVAL_NANOS);
@@ -142,11 +142,11 @@ final class CudaFaultWatch {
     /** Checks the contexts that are due: those that cannot report their faults, and the others once a backstop interval. */
     private static void checkDue(long interval) {
         long now = System.nanoTime();
-        var contexts = HostFunctions.watchedContexts();
+        var contexts = StreamCallbacks.watchedContexts();
         LAST_CHECKED.keySet().retainAll(contexts);
         for (long ctx : contexts) {
             long last = LAST_CHECKED.computeIfAbsent(ctx, k -> now);
-            boolean due = !HostFunctions.reportsOwnFaults(ctx) || now - last >= BACKSTOP_INTERVAL_NANOS - interval;
+            boolean due = !StreamCallbacks.reportsOwnFaults(ctx) || now - last >= BACKSTOP_INTERVAL_NANOS - interval;
             Long vouched = VOUCHED.get(ctx);
             if (!due || vouched != null && now - vouched < interval) {
                 continue; // reported by its callbacks, or a driver query in it succeeded within this interval
@@ -166,12 +166,12 @@ final class CudaFaultWatch {
         for (Report r; (r = REPORTS.poll()) != null; ) {
             reports.add(r);
         }
-        for (long ctx : HostFunctions.watchedContexts()) {
+        for (long ctx : StreamCallbacks.watchedContexts()) {
             checkQuietly(ctx);
         }
         for (Report r : reports) {
-            if (HostFunctions.registered(r.key())) { // its context's check did not fail it (not sticky, or gone)
-                HostFunctions.failKey(r.key(), CudaResults.exception(r.status(), "a CUDA stream callback reported"));
+            if (StreamCallbacks.registered(r.key())) { // its context's check did not fail it (not sticky, or gone)
+                StreamCallbacks.failKey(r.key(), CudaResults.exception(r.status(), "a CUDA stream callback reported"));
             }
         }
         lastFaultHandledNanos = System.nanoTime();
@@ -207,7 +207,7 @@ final class CudaFaultWatch {
         lastCheckNanos = System.nanoTime() - t0;
         if (fault != null) {
             lastFaultDetectedNanos = System.nanoTime();
-            int n = HostFunctions.failContext(ctx, fault);
+            int n = StreamCallbacks.failContext(ctx, fault);
             lastFaultHandledNanos = System.nanoTime();
             LOG.log(System.Logger.Level.DEBUG, "CUDA fault watch: context 0x" + Long.toHexString(ctx)
                     + " failed (" + fault.getMessage() + "); " + n + " wait(s) failed");

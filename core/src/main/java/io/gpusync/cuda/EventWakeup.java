@@ -18,14 +18,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * of the CUDA harness's approach (b) on the H200.
  *
  * <p>{@link #add} registers a {@link Waker} and arms the host function if none is outstanding
- * ({@link HostFunctionBudget#arm}: at once, or deferred while the driver has no room — a deferred arm holds the
+ * ({@link StreamCallbackBudget#arm}: at once, or deferred while the driver has no room — a deferred arm holds the
  * event through the waiter's claim and is probed meanwhile); the returned handle withdraws the waker (the host
  * function stays, and serves the next waker). When the host function runs, every waker present fires; when its context faults or its
- * producer closes ({@link HostFunctions.Slot#fail}), every waker fails. Whoever removes a waker from the set owns
+ * producer closes ({@link StreamCallbacks.Slot#fail}), every waker fails. Whoever removes a waker from the set owns
  * its outcome, so each fires, fails or is withdrawn exactly once. Thread-safe; the host-function side only hands
  * over.
  */
-final class EventWakeup implements HostFunctions.Slot {
+final class EventWakeup implements StreamCallbacks.Slot {
     /** One registered wait. Runs on a driver thread (fire) or the fault watch / closing thread (fail). */
     interface Waker {
         void fire();
@@ -62,11 +62,11 @@ final class EventWakeup implements HostFunctions.Slot {
     Withdrawal add(Waker waker) {
         wakers.add(waker);
         if (armed.compareAndSet(false, true)) {
-            long key = HostFunctions.register(context, lifetime, this);
+            long key = StreamCallbacks.register(context, lifetime, this);
             try {
-                HostFunctionBudget.arm(new Arm(key));
+                StreamCallbackBudget.arm(new Arm(key));
             } catch (RuntimeException e) {
-                HostFunctions.cancel(key);
+                StreamCallbacks.cancel(key);
                 armed.set(false);
                 wakers.remove(waker);
                 if (e instanceof SyncException se) {
@@ -122,15 +122,15 @@ final class EventWakeup implements HostFunctions.Slot {
         }
     }
 
-    /** The arm of this event's host function, now or once the driver has room ({@link HostFunctionBudget}). */
-    private final class Arm extends HostFunctionBudget.Entry {
+    /** The arm of this event's host function, now or once the driver has room ({@link StreamCallbackBudget}). */
+    private final class Arm extends StreamCallbackBudget.Entry {
         Arm(long key) {
             super(key, context);
         }
 
         @Override
         public boolean arm() {
-            HostFunctions.launchAfterEvent(context, event, key());
+            StreamCallbacks.launchAfterEvent(context, event, key());
             return true;
         }
 

@@ -6,7 +6,7 @@ import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
 /**
  * The lifetime of an owned producer ({@link CudaWorkQueue}): while it is open its points wait normally; once it
  * ends, every wait on them fails with {@link SyncCancelledException} — registrations behind host functions at
- * once ({@link HostFunctions#failOwner}), probes and later registrations on their next call
+ * once ({@link StreamCallbacks#failOwner}), probes and later registrations on their next call
  * ({@link #check()}). The native objects themselves stay valid until their anchors are released, so nothing is
  * touched after it is freed. Thread-safe.
  */
@@ -36,7 +36,7 @@ final class ProducerLifetime {
     /** Ends the lifetime and fails every host-function registration made under it. Idempotent. */
     void end() {
         ended = true;
-        HostFunctions.failOwner(this, cancelled());
+        StreamCallbacks.failOwner(this, cancelled());
     }
 
     @Override

@@ -139,7 +139,7 @@ final class TimelineState {
             failure = error;
         }
         for (Long key : outstandingKeys) {
-            if (HostFunctions.cancel(key)) {
+            if (StreamCallbacks.cancel(key)) {
                 outstandingKeys.remove(key);
             }
         }
@@ -250,7 +250,7 @@ final class TimelineState {
     private void launchCover(MemorySegment stream, long value) {
         Cover cover = new Cover(this, value);
         long key = cover.register();
-        int r = HostFunctions.launch(stream, key);
+        int r = StreamCallbacks.launch(stream, key);
         if (r != CudaResults.SUCCESS) {
             cover.unregister();
             throw CudaResults.exception(r, "cuLaunchHostFunc(timeline stream " + CudaDriver.hex(stream) + ")");
@@ -277,7 +277,7 @@ final class TimelineState {
         Cover cover = new Cover(this, value);
         long key = cover.register();
         try {
-            HostFunctionBudget.arm(new CoverArm(value, key));
+            StreamCallbackBudget.arm(new CoverArm(value, key));
         } catch (RuntimeException e) {
             cover.unregister();
             throw e;
@@ -289,10 +289,10 @@ final class TimelineState {
 
     /**
      * The arm of a cover for an advanced value, behind the value's mark or, without one, an event recorded on the
-     * last stream now; at once, or later when the driver has room ({@link HostFunctionBudget}). Probed meanwhile
+     * last stream now; at once, or later when the driver has room ({@link StreamCallbackBudget}). Probed meanwhile
      * by reading the word.
      */
-    private final class CoverArm extends HostFunctionBudget.Entry {
+    private final class CoverArm extends StreamCallbackBudget.Entry {
         private final long value;
 
         CoverArm(long value, long key) {
@@ -309,7 +309,7 @@ final class TimelineState {
                 try (CudaDriver.Pushed ignored = CudaDriver.Pushed.pushHeld(context, "covering a timeline value")) {
                     int mark = markAtOrAbove(value);
                     if (mark >= 0) {
-                        HostFunctions.launchAfterEvent(MemorySegment.NULL, markEvent[mark], key());
+                        StreamCallbacks.launchAfterEvent(MemorySegment.NULL, markEvent[mark], key());
                         return true;
                     }
                     try (Arena arena = Arena.ofConfined()) {
@@ -320,7 +320,7 @@ final class TimelineState {
                         try {
                             CudaResults.check(Cuda.cuEventRecord(ev, lastStream),
                                     "cuEventRecord(timeline stream " + CudaDriver.hex(lastStream) + ")");
-                            HostFunctions.launchAfterEvent(MemorySegment.NULL, ev, key());
+                            StreamCallbacks.launchAfterEvent(MemorySegment.NULL, ev, key());
                         } finally {
                             CudaDriver.logRelease(Cuda.cuEventDestroy_v2(ev), "cuEventDestroy_v2 (timeline cover)");
                         }
@@ -454,7 +454,7 @@ final class TimelineState {
     }
 
     /** The host function's slot: reports a written value. Holds the state, never a waiter. */
-    private static final class Cover implements HostFunctions.Slot {
+    private static final class Cover implements StreamCallbacks.Slot {
         private final TimelineState state;
         private final long value;
         private volatile long key;
@@ -466,14 +466,14 @@ final class TimelineState {
 
         /** Registers this cover with the hub and the state's outstanding keys; returns the key. */
         long register() {
-            long k = HostFunctions.register(state.context, null, this);
+            long k = StreamCallbacks.register(state.context, null, this);
             key = k;
             state.outstandingKeys.add(k);
             return k;
         }
 
         void unregister() {
-            HostFunctions.cancel(key);
+            StreamCallbacks.cancel(key);
             state.outstandingKeys.remove(key);
         }
 
@@ -505,7 +505,7 @@ final class TimelineState {
      */
     private void release() {
         for (Long key : outstandingKeys) {
-            HostFunctions.cancel(key);
+            StreamCallbacks.cancel(key);
         }
         outstandingKeys.clear();
         clearListeners();

@@ -36,7 +36,7 @@
  *       callback is outstanding for the event or value; a timeline value not yet covered may also need
  *       {@code cuEventCreate} + {@code cuEventRecord} + {@code cuEventDestroy_v2}. At most 32 such callbacks
  *       are outstanding in the process (the driver blocks the 57th {@code cuLaunchHostFunc} until the device
- *       drains, on the H200; see {@code HostFunctionBudget} for stream callbacks); beyond that the arm is deferred — no call on the waiting thread — and the
+ *       drains, on the H200; see {@code StreamCallbackBudget} for stream callbacks); beyond that the arm is deferred — no call on the waiting thread — and the
  *       {@code gpusync-cuda-armer} thread arms it when room frees, probing it meanwhile ({@code cuEventQuery}, or a
  *       read of the timeline word) 20 µs after it was deferred and then half its age after each probe (at most ≈ 1 s), each entry on
  *       its own schedule, so none is starved by older ones. Destroying a context ({@code cuCtxDestroy}) while
@@ -69,13 +69,13 @@
  * <table>
  *   <caption>CUDA: what the driver keeps, who owns it, what keeps it alive</caption>
  *   <tr><th>site</th><th>what, and whose</th><th>why the free comes after the driver's last use</th></tr>
- *   <tr><td>{@code cuStreamAddCallback} ({@code HostFunctions.launch})</td><td>the one
+ *   <tr><td>{@code cuStreamAddCallback} ({@code StreamCallbacks.launch})</td><td>the one
  *       {@code CUstreamCallback} upcall stub of the process; gpusync's, in {@code Arena.global()}</td>
  *       <td>never freed: a launched callback cannot be withdrawn, so the code it calls lives as long as the
  *       process</td></tr>
  *   <tr><td>its {@code userData}</td><td>a {@code long} key of an {@code UpcallRegistry}, not a pointer</td>
  *       <td>nothing to free: a callback whose key was cancelled or failed finds nothing and returns</td></tr>
- *   <tr><td>private stream of {@code HostFunctions.launchAfterEvent}</td><td>{@code cuStreamCreate}d by
+ *   <tr><td>private stream of {@code StreamCallbacks.launchAfterEvent}</td><td>{@code cuStreamCreate}d by
  *       gpusync, carries a {@code cuStreamWaitEvent} and the callback</td><td>{@code cuStreamDestroy_v2} right after
  *       the launch: CUDA keeps a destroyed stream until its pending work (the wait, the callback) has run</td></tr>
  *   <tr><td>events given to {@code cuStreamWaitEvent} (private streams, a timeline's order event,

@@ -166,8 +166,8 @@ class CudaFaultReportGpuTest {
             CudaTestSupport.launch("spin_ns", stream, 1_000 * MS);
             CudaTestSupport.launch("trap_kernel", stream);
             CompletableFuture<Long> listener = listen(CudaEvents.record(stream, ctx));
-            System.out.println("DEFERRED " + HostFunctionBudget.deferred() + " in flight "
-                    + HostFunctionBudget.inFlight() + " reports own faults " + HostFunctions.reportsOwnFaults(
+            System.out.println("DEFERRED " + StreamCallbackBudget.deferred() + " in flight "
+                    + StreamCallbackBudget.inFlight() + " reports own faults " + StreamCallbacks.reportsOwnFaults(
                     ctx.address()));
             long fault = faultTime(stream);
             int rc = report("LISTENER", listener, fault);

@@ -399,10 +399,10 @@ class CudaGpuTest {
     /** Covers armed on demand may fire a little after the wait they served returned. */
     static void awaitNoPendingHostFunctions() throws InterruptedException {
         long deadline = System.nanoTime() + 5_000 * MS;
-        while (HostFunctions.pending() > 0 && System.nanoTime() < deadline) {
+        while (StreamCallbacks.pending() > 0 && System.nanoTime() < deadline) {
             Thread.sleep(1);
         }
-        assertThat(HostFunctions.pending()).isZero();
+        assertThat(StreamCallbacks.pending()).isZero();
     }
 
     static SignalListener listener(Runnable onSignal) {

@@ -126,7 +126,7 @@ class CudaReleasePathsGpuTest {
         MemorySegment gate = gatedStream.gate;
         try {
             SyncPoint.CudaEvent event = CudaEvents.record(gated, ctx);
-            int before = HostFunctions.pending();
+            int before = StreamCallbacks.pending();
             for (int i = 0; i < 300; i++) { // gpu-handle-types' waiter thread: short native waits, over and over
                 try {
                     event.await(Duration.ofMillis(1));
@@ -134,7 +134,7 @@ class CudaReleasePathsGpuTest {
                     // the gate is closed
                 }
             }
-            assertThat(HostFunctions.pending() - before).as("host functions outstanding for one gated event")
+            assertThat(StreamCallbacks.pending() - before).as("host functions outstanding for one gated event")
                     .isLessThanOrEqualTo(1);
             CompletableFuture<Void> waiting = CompletableFuture.runAsync(() -> event.await(Duration.ofSeconds(10)));
             Thread.sleep(20);

@@ -10,7 +10,7 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The driver's room for host callbacks armed behind an event on a private stream, and the arms that wait for it.
- * (Host functions and stream callbacks alike: {@link HostFunctions} launches stream callbacks.)
+ * (Host functions and stream callbacks alike: {@link StreamCallbacks} launches stream callbacks.)
  *
  * <p><b>Why.</b> The CUDA driver holds only so many host functions pending behind cross-stream event waits
  * ({@code cuStreamWaitEvent} then {@code cuLaunchHostFunc}): measured on the H200 (driver 580), the 57th blocks the
@@ -44,14 +44,14 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p><b>Faults.</b> A context with a sticky error fails its callbacks (they run with the error) and
  * {@link #contextFailed} gives their room back at once. A deferred arm has no callback in flight: if none of its
- * context's is ({@link HostFunctions#reportsOwnFaults}), deferring it asks {@link CudaFaultWatch} to watch the context. A deferred entry whose registration has been failed or cancelled is dropped. A probe that returns
- * the context's sticky error fails every registration of that context at once ({@link HostFunctions#failContext});
+ * context's is ({@link StreamCallbacks#reportsOwnFaults}), deferring it asks {@link CudaFaultWatch} to watch the context. A deferred entry whose registration has been failed or cancelled is dropped. A probe that returns
+ * the context's sticky error fails every registration of that context at once ({@link StreamCallbacks#failContext});
  * a probe that queried the driver and succeeded vouches for the context, so {@link CudaFaultWatch} skips its own
  * query of it for that interval.
  *
- * <p>Thread-safe. {@link #hostFunctionRan} runs on driver threads and only counts and unparks.
+ * <p>Thread-safe. {@link #streamCallbackRan} runs on driver threads and only counts and unparks.
  */
-final class HostFunctionBudget {
+final class StreamCallbackBudget {
     static final int DEFAULT_CAPACITY = 32;
     static final long FIRST_PROBE_NANOS = 20_000L;
     /**
@@ -73,11 +73,11 @@ final class HostFunctionBudget {
     static final long YOUNG_NANOS = 1_000_000L;
     /**
      * The armer never sleeps longer than this while entries are deferred: room that frees wakes it
-     * ({@link #hostFunctionRan}, {@link #contextFailed}, a failed arm), so this only bounds a missed wake-up. (It was
+     * ({@link #streamCallbackRan}, {@link #contextFailed}, a failed arm), so this only bounds a missed wake-up. (It was
      * 1 ms: a thousand wake-ups a second cost the armer ≈ 1.6–2.7 % of a core on these VMs with nothing to do.)
      */
     static final long MAX_PARK_NANOS = 50_000_000L;
-    private static final System.Logger LOG = System.getLogger(HostFunctionBudget.class.getName());
+    private static final System.Logger LOG = System.getLogger(StreamCallbackBudget.class.getName());
     private static final int CAPACITY = Math.max(1, Integer.getInteger("gpusync.cuda.hostFunctionsBehindEvents",
             DEFAULT_CAPACITY));
     private static final AtomicInteger IN_FLIGHT = new AtomicInteger();
@@ -108,12 +108,12 @@ final class HostFunctionBudget {
         int byDeadline = Long.compare((x.due + x.interval) - (y.due + y.interval), 0);
         return byDeadline != 0 ? byDeadline : Long.compare(x.interval, y.interval);
     });
-    private static final OnDemandDaemon ARMER = new OnDemandDaemon("gpusync-cuda-armer", HostFunctionBudget::run);
+    private static final OnDemandDaemon ARMER = new OnDemandDaemon("gpusync-cuda-armer", StreamCallbackBudget::run);
     /** Probes the armer may make now (armer thread only), refilled at {@value #PROBES_PER_SECOND} per second. */
     private static double budget;
     private static long lastPass = System.nanoTime();
 
-    private HostFunctionBudget() {
+    private StreamCallbackBudget() {
     }
 
     /**
@@ -121,14 +121,14 @@ final class HostFunctionBudget {
      * while it is deferred ({@link #hold()} … {@link #leave()}).
      */
     interface Arming {
-        /** The host function's registration key ({@link HostFunctions#register}). */
+        /** The host function's registration key ({@link StreamCallbacks#register}). */
         long key();
 
         /** The context the host function belongs to (its address). */
         long context();
 
         /**
-         * Arms it now ({@link HostFunctions#launchAfterEvent}); room has been granted.
+         * Arms it now ({@link StreamCallbacks#launchAfterEvent}); room has been granted.
          *
          * @return false if there is nothing to arm any more (the entry's source was released)
          */
@@ -209,7 +209,7 @@ final class HostFunctionBudget {
         DEFERRED.add(arming);
         INCOMING.add(schedule);
         wakeArmer();
-        if (!HostFunctions.reportsOwnFaults(arming.context())) {
+        if (!StreamCallbacks.reportsOwnFaults(arming.context())) {
             CudaFaultWatch.watch(); // no callback of its context in flight: only the watch would see a fault
         }
     }
@@ -220,7 +220,7 @@ final class HostFunctionBudget {
     }
 
     /** A host function ran (driver thread): its room, if it held any, is free again. Only counts and unparks. */
-    static void hostFunctionRan(long key) {
+    static void streamCallbackRan(long key) {
         if (giveBack(key) && !DEFERRED.isEmpty()) {
             ARMER.unparkIfStarted();
         }
@@ -263,7 +263,7 @@ final class HostFunctionBudget {
     private static void run() {
         while (true) {
             if (DEFERRED.isEmpty()) {
-                LockSupport.park(HostFunctionBudget.class);
+                LockSupport.park(StreamCallbackBudget.class);
                 continue;
             }
             long park = MAX_PARK_NANOS;
@@ -274,7 +274,7 @@ final class HostFunctionBudget {
                 LOG.log(System.Logger.Level.ERROR, "the CUDA armer failed a pass", t);
             }
             if (!DEFERRED.isEmpty()) {
-                LockSupport.parkNanos(HostFunctionBudget.class, Math.max(park, FIRST_PROBE_NANOS / 2));
+                LockSupport.parkNanos(StreamCallbackBudget.class, Math.max(park, FIRST_PROBE_NANOS / 2));
             }
         }
     }
@@ -283,7 +283,7 @@ final class HostFunctionBudget {
     private static void armWhileRoom() {
         Arming a;
         while ((a = DEFERRED.peek()) != null) {
-            if (!HostFunctions.registered(a.key())) { // failed, cancelled or completed meanwhile
+            if (!StreamCallbacks.registered(a.key())) { // failed, cancelled or completed meanwhile
                 leave(a);
                 continue;
             }
@@ -304,7 +304,7 @@ final class HostFunctionBudget {
                 }
             } catch (SyncException e) {
                 giveBack(a.key());
-                HostFunctions.failKey(a.key(), e);
+                StreamCallbacks.failKey(a.key(), e);
             } finally {
                 a.leave();
             }
@@ -352,7 +352,7 @@ final class HostFunctionBudget {
                 continue;
             }
             Arming a = s.arming;
-            if (!HostFunctions.registered(a.key())) {
+            if (!StreamCallbacks.registered(a.key())) {
                 heap.poll();
                 leave(a);
                 continue;
@@ -367,7 +367,7 @@ final class HostFunctionBudget {
             try {
                 if (a.complete()) {
                     if (leave(a)) {
-                        HostFunctions.fireKey(a.key());
+                        StreamCallbacks.fireKey(a.key());
                     }
                     continue;
                 }
@@ -376,10 +376,10 @@ final class HostFunctionBudget {
                 }
             } catch (SyncException e) {
                 if (e.kind() == io.gpusync.ErrorKind.FATAL && !(e instanceof io.gpusync.SyncCancelledException)) {
-                    HostFunctions.failContext(a.context(), e); // sticky: every wait of the context, not just this one
+                    StreamCallbacks.failContext(a.context(), e); // sticky: every wait of the context, not just this one
                 }
                 if (leave(a)) {
-                    HostFunctions.failKey(a.key(), e);
+                    StreamCallbacks.failKey(a.key(), e);
                 }
                 continue;
             } catch (RuntimeException e) { // a probe's bug must not drop the entry from the schedule

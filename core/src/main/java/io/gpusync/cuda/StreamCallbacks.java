@@ -34,7 +34,7 @@ import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
  * classifies it (that takes driver calls, which a callback must not make) and fails every registration of the
  * faulted context through {@link Slot#fail}. A context with at least one callback in flight therefore reports its
  * own faults ({@link #reportsOwnFaults}); the watch re-queries only the contexts that have registrations but no
- * callback in flight (waits deferred by {@link HostFunctionBudget} for want of room), and the others as a slow
+ * callback in flight (waits deferred by {@link StreamCallbackBudget} for want of room), and the others as a slow
  * backstop. A stream that is being captured into a graph does not take stream callbacks
  * ({@code CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED}): covering a host-timeline value advanced on such a stream fails
  * with that error. A registration may also name an owner (an owned producer such as {@link CudaWorkQueue});
@@ -49,8 +49,8 @@ import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
  * is caught and logged.
  */
 @SuppressWarnings("try") // the pushed-context resource is used for its scope only
-final class HostFunctions {
-    private static final System.Logger LOG = System.getLogger(HostFunctions.class.getName());
+final class StreamCallbacks {
+    private static final System.Logger LOG = System.getLogger(StreamCallbacks.class.getName());
     private static final UpcallRegistry<Registration> SLOTS = new UpcallRegistry<>("CUDA host function");
     /** Outstanding registrations per context address: what {@link CudaFaultWatch} watches. */
     private static final ConcurrentHashMap<Long, Integer> PER_CONTEXT = new ConcurrentHashMap<>();
@@ -59,7 +59,7 @@ final class HostFunctions {
     /** How many of {@link #IN_FLIGHT} each context has: one is enough for the context to report its faults. */
     private static final ConcurrentHashMap<Long, Integer> IN_FLIGHT_PER_CONTEXT = new ConcurrentHashMap<>();
 
-    private HostFunctions() {
+    private StreamCallbacks() {
     }
 
     /** What a host function completes. {@link #fire()} runs on a driver thread and only hands over. */
@@ -159,11 +159,11 @@ final class HostFunctions {
 
     /**
      * Fails every slot registered for {@code context} with {@code error} (a sticky error: none of its host
-     * functions will run, so their room in {@link HostFunctionBudget} is given back); returns how many it failed.
+     * functions will run, so their room in {@link StreamCallbackBudget} is given back); returns how many it failed.
      */
     static int failContext(long context, SyncException error) {
         int failed = failWhere(r -> r.context() == context, error); // first: its deferred arms are dropped, not armed
-        HostFunctionBudget.contextFailed(context);
+        StreamCallbackBudget.contextFailed(context);
         return failed;
     }
 
@@ -239,7 +239,7 @@ final class HostFunctions {
      * creates a private non-blocking stream, makes it wait for the event ({@code cuStreamWaitEvent}), launches the
      * host function on it and destroys the stream at once ({@code cuStreamDestroy} releases it when its pending
      * work is done). The user's streams never carry our host function, so they never stall for a driver-thread
-     * round trip. The driver holds only so many of these: callers go through {@link HostFunctionBudget#arm},
+     * round trip. The driver holds only so many of these: callers go through {@link StreamCallbackBudget#arm},
      * which calls this only when there is room.
      *
      * @throws io.gpusync.SyncException (classified by {@link CudaResults}) if a call fails; the key is then
@@ -269,7 +269,7 @@ final class HostFunctions {
     static void ran(MemorySegment stream, int status, MemorySegment userData) {
         long key = userData.address();
         try {
-            HostFunctionBudget.hostFunctionRan(key);
+            StreamCallbackBudget.streamCallbackRan(key);
         } catch (Throwable t) {
             // nothing may escape into the driver; the room is lost at worst
         }
@@ -287,7 +287,7 @@ final class HostFunctions {
             r.slot().fire();
         });
         try {
-            if (landed(key) != 0 && HostFunctionBudget.anyDeferred()) {
+            if (landed(key) != 0 && StreamCallbackBudget.anyDeferred()) {
                 CudaFaultWatch.watch(); // a context's last callback ran: its deferred waits need the watch now
             }
         } catch (Throwable t) {
@@ -297,6 +297,6 @@ final class HostFunctions {
 
     /** The one upcall stub, created on first use (only after the driver is loaded). */
     private static final class Stub {
-        static final MemorySegment STUB = CUstreamCallback.allocate(HostFunctions::ran, Arena.global());
+        static final MemorySegment STUB = CUstreamCallback.allocate(StreamCallbacks::ran, Arena.global());
     }
 }
