@@ -52,20 +52,23 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
     private final int device;
     private final NativeAnchor.Claim claim;
     private final ProducerLifetime lifetime; // null: no owned producer behind the event
-    private final EventWakeup wakeup;        // the event's one outstanding host function, shared by every wait
+    private final EventWakeup wakeup;        // the event's one outstanding stream callback, shared by every wait
+    private final CudaDriverService service;
 
-    CudaEventSyncWaiter(MemorySegment event, MemorySegment context, int device, NativeAnchor anchor) {
-        this(event, context, device, anchor, null);
+    CudaEventSyncWaiter(CudaDriverService service, MemorySegment event, MemorySegment context, int device,
+                        NativeAnchor anchor) {
+        this(service, event, context, device, anchor, null);
     }
 
-    CudaEventSyncWaiter(MemorySegment event, MemorySegment context, int device, NativeAnchor anchor,
-                        ProducerLifetime lifetime) {
+    CudaEventSyncWaiter(CudaDriverService service, MemorySegment event, MemorySegment context, int device,
+                        NativeAnchor anchor, ProducerLifetime lifetime) {
+        this.service = Objects.requireNonNull(service, "service");
         this.event = Objects.requireNonNull(event, "event");
         this.context = Objects.requireNonNull(context, "context");
         this.device = device;
         this.claim = anchor.claim(this);
         this.lifetime = lifetime;
-        this.wakeup = new EventWakeup(this.event, this.context, lifetime, claim, this::query);
+        this.wakeup = new EventWakeup(service, this.event, this.context, lifetime, claim, this::query);
     }
 
     /** The release action of an owned event; captures handles only, never the waiter. */
@@ -110,7 +113,7 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
         if (lifetime != null) {
             lifetime.check();
         }
-        CudaDriver.ensure();
+        service.ensureDriver();
         int r = Cuda.cuEventQuery(event);
         if (r == CudaResults.INVALID_CONTEXT) {
             try (CudaDriver.Pushed ignored = CudaDriver.Pushed.pushHeld(context, "cuEventQuery")) {
@@ -183,7 +186,7 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
     @Override
     public void waitOnForeignStream(MemorySegment foreignStream) {
         Objects.requireNonNull(foreignStream, "foreignStream");
-        CudaDriver.ensure(); // SyncNotSupportedException without a driver
+        service.ensureDriver(); // SyncNotSupportedException without a driver
         claim.run(() -> {
                 int r = Cuda.cuStreamWaitEvent(foreignStream, event, 0);
                 if (r == CudaResults.INVALID_CONTEXT && !foreignStream.equals(MemorySegment.NULL)) {

@@ -132,7 +132,8 @@ public final class CudaEvents {
             MemorySegment ev = MemorySegment.ofAddress(event.address());
             MemorySegment c = MemorySegment.ofAddress(ctx.address());
             int device = dev.get(ValueLayout.JAVA_INT, 0);
-            return new SyncPoint.CudaEvent(ev, c, device, new CudaEventSyncWaiter(ev, c, device, anchor, lifetime));
+            return new SyncPoint.CudaEvent(ev, c, device, new CudaEventSyncWaiter(CudaDriverService.get(), ev, c, device,
+                    anchor, lifetime));
         }
     }
 
@@ -145,7 +146,8 @@ public final class CudaEvents {
                                              NativeAnchor anchor) {
         MemorySegment ev = MemorySegment.ofAddress(event.address());
         MemorySegment ctx = MemorySegment.ofAddress(context.address());
-        return new SyncPoint.CudaEvent(ev, ctx, device, new CudaEventSyncWaiter(ev, ctx, device, anchor));
+        return new SyncPoint.CudaEvent(ev, ctx, device, new CudaEventSyncWaiter(CudaDriverService.get(), ev, ctx, device,
+                anchor));
     }
 
     private static void requireHandle(MemorySegment handle, String name) {

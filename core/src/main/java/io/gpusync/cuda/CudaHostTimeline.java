@@ -97,13 +97,14 @@ public final class CudaHostTimeline implements AutoCloseable {
                         "device " + device + " cannot map host memory: no CUDA host timeline on it");
             }
         }
-        PinnedWordPool pool = PinnedWordPool.forDevice(device);
+        CudaDriverService service = CudaDriverService.get();
+        PinnedWordPool pool = service.pinnedPool(device);
         MemorySegment word = pool.take(); // outside ctx: a slab, if one is needed, comes from the primary context
         try (CudaDriver.Pushed ignored = CudaDriver.Pushed.push(ctx, "CudaHostTimeline.create");
              Arena arena = Arena.ofConfined()) {
             MemorySegment pd = arena.allocate(ValueLayout.JAVA_LONG);
             CudaResults.check(Cuda.cuMemHostGetDevicePointer_v2(pd, word, 0), "cuMemHostGetDevicePointer_v2");
-            TimelineState state = new TimelineState(word, pd.get(ValueLayout.JAVA_LONG, 0), ctx, device, pool,
+            TimelineState state = new TimelineState(service, word, pd.get(ValueLayout.JAVA_LONG, 0), ctx, device, pool,
                     afterRelease);
             NativeAnchor anchor = NativeAnchor.adopt("CudaHostTimeline word " + CudaDriver.hex(word),
                     state.releaseAction());

@@ -69,7 +69,7 @@ public final class CudaProducers {
                     this.spinKernel = MemorySegment.ofAddress(p.get(ValueLayout.ADDRESS, 0).address());
                 }
             }
-            this.lifetime = new ProducerLifetime(this.toString());
+            this.lifetime = new ProducerLifetime(CudaDriverService.get(), this.toString());
             contextHold.enter(); // the timeline's hold, dropped after its events are destroyed
             try {
                 this.timeline = CudaHostTimeline.create(context, contextHold::exit);

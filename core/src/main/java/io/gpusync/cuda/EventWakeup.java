@@ -33,6 +33,7 @@ final class EventWakeup implements StreamCallbacks.Slot {
         void fail(SyncException error);
     }
 
+    private final CudaDriverService service;
     private final MemorySegment event;
     private final MemorySegment context;
     private final ProducerLifetime lifetime;
@@ -44,8 +45,9 @@ final class EventWakeup implements StreamCallbacks.Slot {
     /** A host function is outstanding. No lock: the host function's side must never wait for an arming thread. */
     private final AtomicBoolean armed = new AtomicBoolean();
 
-    EventWakeup(MemorySegment event, MemorySegment context, ProducerLifetime lifetime, NativeAnchor.Claim claim,
+    EventWakeup(CudaDriverService service, MemorySegment event, MemorySegment context, ProducerLifetime lifetime, NativeAnchor.Claim claim,
                 java.util.function.BooleanSupplier probe) {
+        this.service = service;
         this.event = event;
         this.context = context;
         this.lifetime = lifetime;
@@ -62,11 +64,11 @@ final class EventWakeup implements StreamCallbacks.Slot {
     Withdrawal add(Waker waker) {
         wakers.add(waker);
         if (armed.compareAndSet(false, true)) {
-            long key = StreamCallbacks.register(context, lifetime, this);
+            long key = service.callbacks().register(context, lifetime, this);
             try {
-                StreamCallbackBudget.arm(new Arm(key));
+                service.budget().arm(new Arm(key));
             } catch (RuntimeException e) {
-                StreamCallbacks.cancel(key);
+                service.callbacks().cancel(key);
                 armed.set(false);
                 wakers.remove(waker);
                 if (e instanceof SyncException se) {
@@ -130,7 +132,7 @@ final class EventWakeup implements StreamCallbacks.Slot {
 
         @Override
         public boolean arm() {
-            StreamCallbacks.launchAfterEvent(context, event, key());
+            service.callbacks().launchAfterEvent(context, event, key());
             return true;
         }
 

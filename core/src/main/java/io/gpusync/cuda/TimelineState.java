@@ -35,6 +35,7 @@ final class TimelineState {
     final MemorySegment context;
     final int device;
     private final PinnedWordPool pool;
+    private final CudaDriverService service;
     private final Runnable afterRelease;
 
     // GPU-side bookkeeping, guarded by this
@@ -62,8 +63,9 @@ final class TimelineState {
     /** Set (under the lock) once the release has begun: the events and the word are no longer this state's. */
     private volatile boolean released;
 
-    TimelineState(MemorySegment word, long devicePointer, MemorySegment context, int device, PinnedWordPool pool,
+    TimelineState(CudaDriverService service, MemorySegment word, long devicePointer, MemorySegment context, int device, PinnedWordPool pool,
                   Runnable afterRelease) {
+        this.service = service;
         this.word = word;
         this.devicePointer = devicePointer;
         this.context = context;
@@ -111,7 +113,7 @@ final class TimelineState {
      * remembered, so the next check may pass.
      */
     private void checkHealth() {
-        CudaDriver.ensure();
+        service.ensureDriver();
         try {
             int r;
             try (CudaDriver.Pushed ignored = CudaDriver.Pushed.pushHeld(context, "timeline health check")) {
@@ -139,7 +141,7 @@ final class TimelineState {
             failure = error;
         }
         for (Long key : outstandingKeys) {
-            if (StreamCallbacks.cancel(key)) {
+            if (service.callbacks().cancel(key)) {
                 outstandingKeys.remove(key);
             }
         }
@@ -250,10 +252,10 @@ final class TimelineState {
     private void launchCover(MemorySegment stream, long value) {
         Cover cover = new Cover(this, value);
         long key = cover.register();
-        int r = StreamCallbacks.launch(stream, key);
+        int r = service.callbacks().launch(stream, key);
         if (r != CudaResults.SUCCESS) {
             cover.unregister();
-            throw CudaResults.exception(r, "cuLaunchHostFunc(timeline stream " + CudaDriver.hex(stream) + ")");
+            throw CudaResults.exception(r, "cuStreamAddCallback(timeline stream " + CudaDriver.hex(stream) + ")");
         }
         if (Long.compareUnsigned(value, covered) > 0) {
             covered = value;
@@ -277,7 +279,7 @@ final class TimelineState {
         Cover cover = new Cover(this, value);
         long key = cover.register();
         try {
-            StreamCallbackBudget.arm(new CoverArm(value, key));
+            service.budget().arm(new CoverArm(value, key));
         } catch (RuntimeException e) {
             cover.unregister();
             throw e;
@@ -309,7 +311,7 @@ final class TimelineState {
                 try (CudaDriver.Pushed ignored = CudaDriver.Pushed.pushHeld(context, "covering a timeline value")) {
                     int mark = markAtOrAbove(value);
                     if (mark >= 0) {
-                        StreamCallbacks.launchAfterEvent(MemorySegment.NULL, markEvent[mark], key());
+                        service.callbacks().launchAfterEvent(MemorySegment.NULL, markEvent[mark], key());
                         return true;
                     }
                     try (Arena arena = Arena.ofConfined()) {
@@ -320,7 +322,7 @@ final class TimelineState {
                         try {
                             CudaResults.check(Cuda.cuEventRecord(ev, lastStream),
                                     "cuEventRecord(timeline stream " + CudaDriver.hex(lastStream) + ")");
-                            StreamCallbacks.launchAfterEvent(MemorySegment.NULL, ev, key());
+                            service.callbacks().launchAfterEvent(MemorySegment.NULL, ev, key());
                         } finally {
                             CudaDriver.logRelease(Cuda.cuEventDestroy_v2(ev), "cuEventDestroy_v2 (timeline cover)");
                         }
@@ -466,14 +468,14 @@ final class TimelineState {
 
         /** Registers this cover with the hub and the state's outstanding keys; returns the key. */
         long register() {
-            long k = StreamCallbacks.register(state.context, null, this);
+            long k = state.service.callbacks().register(state.context, null, this);
             key = k;
             state.outstandingKeys.add(k);
             return k;
         }
 
         void unregister() {
-            StreamCallbacks.cancel(key);
+            state.service.callbacks().cancel(key);
             state.outstandingKeys.remove(key);
         }
 
@@ -505,7 +507,7 @@ final class TimelineState {
      */
     private void release() {
         for (Long key : outstandingKeys) {
-            StreamCallbacks.cancel(key);
+            service.callbacks().cancel(key);
         }
         outstandingKeys.clear();
         clearListeners();
@@ -539,7 +541,7 @@ final class TimelineState {
             } else {
                 // a cuStreamWriteValue64 to the word is still pending: reusing it now would let that write land in
                 // another timeline. The reaper returns it to the pool once it is written.
-                PinnedReaper.bury(word, pool, last);
+                service.reaper().bury(word, pool, last);
             }
         } finally {
             if (afterRelease != null) {

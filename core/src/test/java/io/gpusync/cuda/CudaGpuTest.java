@@ -338,13 +338,13 @@ class CudaGpuTest {
         SyncPoint.Cuda p = timeline.advance(stream);
         p.waiter().close();
         timeline.close();
-        assertThat(PinnedReaper.buried()).isEqualTo(1);
+        assertThat(CudaDriverService.get().reaper().buried()).isEqualTo(1);
         sync(stream);
         long deadline = System.nanoTime() + 5_000 * MS;
-        while (PinnedReaper.buried() > 0 && System.nanoTime() < deadline) {
+        while (CudaDriverService.get().reaper().buried() > 0 && System.nanoTime() < deadline) {
             Thread.sleep(5);
         }
-        assertThat(PinnedReaper.buried()).isZero();
+        assertThat(CudaDriverService.get().reaper().buried()).isZero();
     }
 
     @Test
@@ -399,10 +399,10 @@ class CudaGpuTest {
     /** Covers armed on demand may fire a little after the wait they served returned. */
     static void awaitNoPendingHostFunctions() throws InterruptedException {
         long deadline = System.nanoTime() + 5_000 * MS;
-        while (StreamCallbacks.pending() > 0 && System.nanoTime() < deadline) {
+        while (CudaDriverService.get().callbacks().pending() > 0 && System.nanoTime() < deadline) {
             Thread.sleep(1);
         }
-        assertThat(StreamCallbacks.pending()).isZero();
+        assertThat(CudaDriverService.get().callbacks().pending()).isZero();
     }
 
     static SignalListener listener(Runnable onSignal) {

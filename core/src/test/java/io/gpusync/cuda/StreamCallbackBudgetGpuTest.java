@@ -62,22 +62,22 @@ class StreamCallbackBudgetGpuTest {
                 });
             }
             long startedMs = (System.nanoTime() - t0) / MS;
-            int deferred = StreamCallbackBudget.deferred();
-            int inFlight = StreamCallbackBudget.inFlight();
+            int deferred = budget().deferred();
+            int inFlight = budget().inFlight();
             System.out.printf("ROOM started %d waits in %d ms; %d host functions in flight (room %d), %d deferred%n",
-                    2 * n + 10, startedMs, inFlight, StreamCallbackBudget.capacity(), deferred);
+                    2 * n + 10, startedMs, inFlight, budget().capacity(), deferred);
             assertThat(startedMs).as("starting the waits while the GPU is busy for 3 s, ms").isLessThan(1_500);
-            assertThat(inFlight).isLessThanOrEqualTo(StreamCallbackBudget.capacity());
+            assertThat(inFlight).isLessThanOrEqualTo(budget().capacity());
             assertThat(deferred).as("arms deferred for want of room").isPositive();
 
             assertThat(done.await(20, TimeUnit.SECONDS)).as("every wait completes once the kernel ends").isTrue();
             assertThat(errors).isEmpty();
             long until = System.nanoTime() + 2_000 * MS;
-            while (StreamCallbackBudget.inFlight() + StreamCallbackBudget.deferred() > 0 && System.nanoTime() < until) {
+            while (budget().inFlight() + budget().deferred() > 0 && System.nanoTime() < until) {
                 Thread.sleep(10);
             }
-            assertThat(StreamCallbackBudget.inFlight()).as("room given back").isZero();
-            assertThat(StreamCallbackBudget.deferred()).isZero();
+            assertThat(budget().inFlight()).as("room given back").isZero();
+            assertThat(budget().deferred()).isZero();
             points.forEach(p -> p.waiter().close());
         }
     }
@@ -88,7 +88,7 @@ class StreamCallbackBudgetGpuTest {
         try (CudaWorkQueue slow = CudaWorkQueue.open(0); CudaWorkQueue fast = CudaWorkQueue.open(0)) {
             slow.launchSpin(5_000 * MS);
             // the room and the head of the deferred queue (300 entries: more than one probe pass of the first design)
-            CountDownLatch slowDone = new CountDownLatch(StreamCallbackBudget.capacity() + 300);
+            CountDownLatch slowDone = new CountDownLatch(budget().capacity() + 300);
             Queue<Throwable> errors = new ConcurrentLinkedQueue<>();
             List<SyncPoint> points = new ArrayList<>();
             for (long i = slowDone.getCount(); i > 0; i--) { // every bit of room taken by waits behind 5 s
@@ -102,7 +102,7 @@ class StreamCallbackBudgetGpuTest {
             CountDownLatch quickDone = new CountDownLatch(1);
             long t0 = System.nanoTime();
             listen(quick, quickDone, errors);
-            assertThat(StreamCallbackBudget.deferred()).as("the quick wait had to be deferred").isPositive();
+            assertThat(budget().deferred()).as("the quick wait had to be deferred").isPositive();
             assertThat(quickDone.await(2, TimeUnit.SECONDS))
                     .as("a deferred wait on a 20 ms kernel is not held up by 5 s kernels of another stream").isTrue();
             System.out.printf("ROOM deferred wait behind a 20 ms kernel completed after %d ms%n",
@@ -126,5 +126,10 @@ class StreamCallbackBudgetGpuTest {
                 done.countDown();
             }
         });
+    }
+
+    /** The process's budget, the one the waits of this test go through. */
+    private static StreamCallbackBudget budget() {
+        return CudaDriverService.get().budget();
     }
 }
