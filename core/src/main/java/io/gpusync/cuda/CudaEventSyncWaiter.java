@@ -20,19 +20,18 @@ import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
  * The waiter of a {@link io.gpusync.SyncPoint.CudaEvent}: a {@code CUevent} with its owning {@code CUcontext}.
  *
  * <ul>
- *   <li>{@link #isSignaled()}: one {@code cuEventQuery} (≈1.5 µs on the H200): {@code CUDA_SUCCESS} → true,
+ *   <li>{@link #isSignaled()}: one {@code cuEventQuery}: {@code CUDA_SUCCESS} → true,
  *       {@code CUDA_ERROR_NOT_READY} → false, a sticky context error → {@link io.gpusync.DeviceLostException}
  *       (never {@code false}), anything else → the exception {@link CudaResults#exception} assigns.</li>
  *   <li>{@link #await}: {@code cuEventSynchronize} can neither time out nor be cancelled (and it spins), so the
- *       wait is {@link SpinThenPark}: query-spin for 50 µs (catches short kernels at the ≈10 µs the driver's own
- *       spin would), then a host function armed behind the event on a private stream unparks the thread (≈35–63
- *       µs after completion, no CPU burnt), with a probe every 1–64 ms to surface sticky errors (host functions
- *       never run on a poisoned context). Interrupt → {@link io.gpusync.SyncCancelledException}.</li>
- *   <li>{@link #onSignal}: the engine's no-thread path — a host function behind the event on a private
- *       stream; cancel removes its key. CUDA never runs host functions on a context with a sticky error, so
- *       {@link CudaFaultWatch} re-queries every context with registrations outstanding and fails the listener
- *       with {@link io.gpusync.DeviceLostException} within ≈25 ms of the fault ({@code FOREVER} waits
- *       included). An event minted by an owned producer ({@link CudaWorkQueue#recordEvent}) fails with
+ *       wait is {@link SpinThenPark}: query-spin for 50 µs (catches short kernels as soon as the driver's own
+ *       spin would), then a stream callback armed behind the event on a private stream unparks the thread (no
+ *       CPU burnt), with a probe every 1–64 ms as a second line against sticky errors. Interrupt →
+ *       {@link io.gpusync.SyncCancelledException}.</li>
+ *   <li>{@link #onSignal}: the engine's no-thread path — a stream callback behind the event on a private
+ *       stream; cancel removes its key. On a context with a sticky error the callback runs with the error and
+ *       {@link CudaFaultWatch} fails the listener with {@link io.gpusync.DeviceLostException} ({@code FOREVER}
+ *       waits included; the watch also queries contexts whose waits have no callback in flight). An event minted by an owned producer ({@link CudaWorkQueue#recordEvent}) fails with
  *       {@link io.gpusync.SyncCancelledException} when the producer closes.</li>
  *   <li>{@link #waitOnForeignStream}: {@code cuStreamWaitEvent(stream, event, 0)}, cross-context.</li>
  * </ul>
@@ -161,7 +160,7 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
     @Override
     public CallbackRegistration onSignal(SignalListener listener) {
         Objects.requireNonNull(listener, "listener");
-        claim.enter(); // held until the host function fires or the registration is cancelled
+        claim.enter(); // held until the stream callback fires or the registration is cancelled
         boolean handedOver = false;
         try {
             if (query()) {
@@ -204,7 +203,7 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
 
     @Override
     public boolean callsBackOnDriverThread() {
-        return true; // host functions run on a CUDA driver thread
+        return true; // stream callbacks run on a CUDA driver thread
     }
 
     /** The event handle. */
@@ -238,7 +237,7 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
                 + ", device " + device + (claim.anchor().isAdopted() ? ", adopted" : ", borrowed") + "]";
     }
 
-    /** A listener registration: the host function hands the completion to the listener and drops the hold. */
+    /** A listener registration: the stream callback hands the completion to the listener and drops the hold. */
     private static final class ListenerSlot implements EventWakeup.Waker {
         private final SignalListener listener;
         private final NativeAnchor.Claim claim;

@@ -13,7 +13,7 @@ import java.lang.foreign.ValueLayout;
 /**
  * Factories of {@link SyncPoint.CudaEvent} points over the CUDA driver API. Every point's waiter is a
  * {@link io.gpusync.CudaEventWaiter} (and a {@link io.gpusync.spi.SignalCallbackWaiter}, not a
- * {@link io.gpusync.spi.BlockingWaiter}): {@code isSignaled} is one {@code cuEventQuery}, {@code await} spins 50 µs then parks behind a host function,
+ * {@link io.gpusync.spi.BlockingWaiter}): {@code isSignaled} is one {@code cuEventQuery}, {@code await} spins 50 µs then parks behind a stream callback,
  * {@code onSignal} needs no thread.
  *
  * <p><b>Raw handles.</b> JCuda and JavaCPP users hold {@code CUevent}/{@code CUcontext}/{@code CUstream} as

@@ -88,7 +88,7 @@ public final class CudaProducers {
             return new CudaWorkQueue(device);
         }
 
-        /** The device's name, e.g. "NVIDIA H200". */
+        /** The device's name as the driver reports it ({@code cuDeviceGetName}). */
         public String deviceName() {
             return deviceName;
         }

@@ -60,7 +60,7 @@ final class StreamCallbacks {
         void fire();
 
         /**
-         * The stream callback will never run or no longer matters: its context has a sticky error
+         * The stream callback's work will never complete or no longer matters: its context has a sticky error
          * ({@link io.gpusync.DeviceLostException}) or its owner closed ({@link io.gpusync.SyncCancelledException}).
          * Runs on the fault watch's or the closing thread; only hands over.
          */

@@ -20,8 +20,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The shared state of one {@link CudaHostTimeline}: the pinned word, the GPU-side bookkeeping (guarded by
- * {@code this}; only ever taken on application threads, never inside a host function) and the lock-free
- * completion side that host functions drive. Holds no reference to any waiter or to the timeline object, so
+ * {@code this}; only ever taken on application threads, never inside a stream callback) and the lock-free
+ * completion side that stream callbacks drive. Holds no reference to any waiter or to the timeline object, so
  * the anchor's release action may capture it.
  */
 @SuppressWarnings("try") // the pushed-context resource is used for its scope only
@@ -42,10 +42,10 @@ final class TimelineState {
     private long lastAdvanced;
     private MemorySegment lastStream;
     private boolean advancedOnce;
-    private long covered;          // highest value a launched host function covers
+    private long covered;          // highest value a launched stream callback covers
     private MemorySegment orderEvent = MemorySegment.NULL;
     /**
-     * Marks: an event recorded right after each of the last {@value #MARKS} writes, so that a host function
+     * Marks: an event recorded right after each of the last {@value #MARKS} writes, so that a stream callback
      * armed later for a value can wait for that value's own position in its stream — not for everything
      * enqueued since (a re-recorded event does not disturb waits already enqueued on its earlier record).
      */
@@ -54,7 +54,7 @@ final class TimelineState {
     private final MemorySegment[] markEvent = new MemorySegment[MARKS];
 
     // completion side: lock-free
-    private final AtomicLong notified = new AtomicLong();   // highest value a host function reported (unsigned max)
+    private final AtomicLong notified = new AtomicLong();   // highest value a stream callback reported (unsigned max)
     private final ConcurrentSkipListMap<Node, Boolean> listeners = new ConcurrentSkipListMap<>(Node.ORDER);
     private final AtomicLong nodeSeq = new AtomicLong();
     final Set<Long> outstandingKeys = ConcurrentHashMap.newKeySet();
@@ -133,7 +133,7 @@ final class TimelineState {
 
     /**
      * Fails the timeline for good: every pending listener fails with {@code error} (the first failure wins for
-     * later probes), every outstanding host function is withdrawn. Used for a faulted context (by the fault watch
+     * later probes), every outstanding stream callback is withdrawn. Used for a faulted context (by the fault watch
      * through a cover, or a health check) and for the close of an owned producer.
      */
     void fail(SyncException error) {
@@ -150,8 +150,8 @@ final class TimelineState {
 
     // ---- GPU side (application threads) ----
 
-    /** Enqueues the write of the next value on {@code stream}; optionally a host function right after it. */
-    synchronized long advance(MemorySegment stream, boolean hostFunction) {
+    /** Enqueues the write of the next value on {@code stream}; optionally a stream callback right after it. */
+    synchronized long advance(MemorySegment stream, boolean streamCallback) {
         if (lastAdvanced == -1L) {
             throw new SyncInvalidArgumentException(BackendKind.CUDA, "CudaHostTimeline is exhausted (2^64 - 1)");
         }
@@ -160,7 +160,7 @@ final class TimelineState {
             throw f;
         }
         try {
-            return advanceLocked(stream, hostFunction);
+            return advanceLocked(stream, streamCallback);
         } catch (SyncException e) {
             if (e.kind() == io.gpusync.ErrorKind.FATAL) {
                 fail(e); // listeners for values this advance would have written must not wait forever
@@ -169,7 +169,7 @@ final class TimelineState {
         }
     }
 
-    private long advanceLocked(MemorySegment stream, boolean hostFunction) {
+    private long advanceLocked(MemorySegment stream, boolean streamCallback) {
         long next = lastAdvanced + 1;
         MemorySegment s = MemorySegment.ofAddress(stream.address());
         try (CudaDriver.Pushed ignored = CudaDriver.Pushed.pushHeld(context, "CudaHostTimeline.advance")) {
@@ -183,14 +183,14 @@ final class TimelineState {
             lastStream = s;
             advancedOnce = true;
             mark(s, next);
-            if (hostFunction || hasListenersAbove(covered)) {
+            if (streamCallback || hasListenersAbove(covered)) {
                 try {
                     launchCover(s, next);
                 } catch (SyncException e) {
                     if (e.kind() == io.gpusync.ErrorKind.FATAL) {
                         throw e;
                     }
-                    LOG.log(System.Logger.Level.DEBUG, "no host function after timeline value " + next, e);
+                    LOG.log(System.Logger.Level.DEBUG, "no stream callback after timeline value " + next, e);
                 }
             }
         }
@@ -248,7 +248,7 @@ final class TimelineState {
         return best;
     }
 
-    /** Launches a host function on {@code stream} that reports {@code value}; caller holds the lock + context. */
+    /** Launches a stream callback on {@code stream} that reports {@code value}; caller holds the lock + context. */
     private void launchCover(MemorySegment stream, long value) {
         Cover cover = new Cover(this, value);
         long key = cover.register();
@@ -263,7 +263,7 @@ final class TimelineState {
     }
 
     /**
-     * Makes sure a host function will report a value ≥ {@code target} once it is written. Values already
+     * Makes sure a stream callback will report a value ≥ {@code target} once it is written. Values already
      * advanced but not covered get one now, behind an event recorded on the last stream and a private stream
      * (the user's stream never waits for it); values not advanced yet are covered by the advance that writes
      * them (it sees the pending listener).
@@ -350,9 +350,9 @@ final class TimelineState {
         }
     }
 
-    // ---- completion side (any thread, including host functions) ----
+    // ---- completion side (any thread, including stream callbacks) ----
 
-    /** A host function reported {@code value}: completes every listener at or below it. Lock-free. */
+    /** A stream callback reported {@code value}: completes every listener at or below it. Lock-free. */
     void reportReached(long value) {
         long prev;
         do {
@@ -455,7 +455,7 @@ final class TimelineState {
         }
     }
 
-    /** The host function's slot: reports a written value. Holds the state, never a waiter. */
+    /** The stream callback's slot: reports a written value. Holds the state, never a waiter. */
     private static final class Cover implements StreamCallbacks.Slot {
         private final TimelineState state;
         private final long value;

@@ -302,7 +302,7 @@ class CudaGpuTest {
 
             // with a host function per advance, and a listener
             launch("spin_ns", stream, 30 * MS);
-            SyncPoint.Cuda p2 = timeline.advanceWithHostFunction(stream);
+            SyncPoint.Cuda p2 = timeline.advanceWithStreamCallback(stream);
             CountDownLatch fired = new CountDownLatch(1);
             ((SignalCallbackWaiter) p2.waiter()).onSignal(listener(fired::countDown));
             assertThat(fired.await(10, TimeUnit.SECONDS)).isTrue();
