@@ -51,7 +51,7 @@ class CudaReleasePathsGpuTest {
             CudaHostTimeline landed = CudaHostTimeline.create(ctx);
             SyncPoint.Cuda done = landed.advance(free);
             done.await(Duration.ofSeconds(10));
-            // ... one whose write sits behind the gate, an event behind the gate with a host function armed on it
+            // ... one whose write sits behind the gate, an event behind the gate with a stream callback armed on it
             CudaHostTimeline held = CudaHostTimeline.create(ctx);
             SyncPoint.Cuda behindGate = held.advance(gated);
             SyncPoint.CudaEvent event = CudaEvents.record(gated, ctx);
@@ -117,7 +117,7 @@ class CudaReleasePathsGpuTest {
     }
 
     @Test
-    void slicedAwaitsOnAGatedEventKeepOneHostFunctionOutstandingAndStillComplete() throws Exception {
+    void slicedAwaitsOnAGatedEventKeepOneStreamCallbackOutstandingAndStillComplete() throws Exception {
         assumeCuda();
         MemorySegment ctx = primaryContext();
         push(ctx);
@@ -134,7 +134,7 @@ class CudaReleasePathsGpuTest {
                     // the gate is closed
                 }
             }
-            assertThat(CudaDriverService.get().callbacks().pending() - before).as("host functions outstanding for one gated event")
+            assertThat(CudaDriverService.get().callbacks().pending() - before).as("stream callbacks outstanding for one gated event")
                     .isLessThanOrEqualTo(1);
             CompletableFuture<Void> waiting = CompletableFuture.runAsync(() -> event.await(Duration.ofSeconds(10)));
             Thread.sleep(20);

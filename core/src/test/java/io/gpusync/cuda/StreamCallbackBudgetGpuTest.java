@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * The driver holds only so many host functions behind cross-stream event waits (on the H200, the 57th
+ * The driver holds only so many stream callbacks behind cross-stream event waits (on the H200, the 57th
  * {@code cuLaunchHostFunc} blocked until the device drained, and with it every CUDA call of the process: a wait's
  * start, the timeline's advance, the next {@code cuEventRecord}). Waits past their spin budget beyond that room are
  * deferred, never blocked, and still complete on time.
@@ -64,7 +64,7 @@ class StreamCallbackBudgetGpuTest {
             long startedMs = (System.nanoTime() - t0) / MS;
             int deferred = budget().deferred();
             int inFlight = budget().inFlight();
-            System.out.printf("ROOM started %d waits in %d ms; %d host functions in flight (room %d), %d deferred%n",
+            System.out.printf("ROOM started %d waits in %d ms; %d stream callbacks in flight (room %d), %d deferred%n",
                     2 * n + 10, startedMs, inFlight, budget().capacity(), deferred);
             assertThat(startedMs).as("starting the waits while the GPU is busy for 3 s, ms").isLessThan(1_500);
             assertThat(inFlight).isLessThanOrEqualTo(budget().capacity());
