@@ -42,8 +42,8 @@ final class EventWakeup implements StreamCallbacks.Slot {
     /** A stream callback is outstanding. No lock: the stream callback's side must never wait for an arming thread. */
     private final AtomicBoolean armed = new AtomicBoolean();
 
-    EventWakeup(CudaDriverService service, MemorySegment event, MemorySegment context, ProducerLifetime lifetime, NativeAnchor.Claim claim,
-                java.util.function.BooleanSupplier probe) {
+    EventWakeup(CudaDriverService service, MemorySegment event, MemorySegment context, ProducerLifetime lifetime,
+                NativeAnchor.Claim claim, java.util.function.BooleanSupplier probe) {
         this.service = service;
         this.event = event;
         this.context = context;

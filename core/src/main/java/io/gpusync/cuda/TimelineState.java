@@ -63,8 +63,8 @@ final class TimelineState {
     /** Set (under the lock) once the release has begun: the events and the word are no longer this state's. */
     private volatile boolean released;
 
-    TimelineState(CudaDriverService service, MemorySegment word, long devicePointer, MemorySegment context, int device, PinnedWordPool pool,
-                  Runnable afterRelease) {
+    TimelineState(CudaDriverService service, MemorySegment word, long devicePointer, MemorySegment context,
+                  int device, PinnedWordPool pool, Runnable afterRelease) {
         this.service = service;
         this.word = word;
         this.devicePointer = devicePointer;

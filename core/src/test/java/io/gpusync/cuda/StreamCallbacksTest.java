@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What gpusync's CUDA stream callback does when the driver calls it, without a GPU: the test calls the upcall's
- * body ({@link StreamCallbacks#ran}), against a service of its own as the driver would, with success or with an error status. That the driver
- * does call stream callbacks with the error after a fault, on every stream of the context, is
+ * body ({@link StreamCallbacks#ran}) of a service of its own as the driver would, with success or with an error
+ * status. That the driver does call stream callbacks with the error after a fault, on every stream of the context, is
  * {@code CudaFaultReportGpuTest}'s and {@code CudaFaultsGpuTest}'s (H200).
  */
 class StreamCallbacksTest {
