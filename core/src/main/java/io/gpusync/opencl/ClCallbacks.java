@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * itself only hand over), the claim drop. It never throws into the driver (an exception escaping an upcall
  * would end the JVM). Releases triggered inside it move to the housekeeping thread ({@link NativeAnchor}).
  *
- * <p><b>PoCL 3.1 quirks this class works around</b> (both observed here, both in PoCL's
+ * <p><b>PoCL 3.1 quirks this class works around</b> (both in PoCL's
  * {@code pocl_event_updated}): the callback's status argument is the <em>trigger type</em>
  * ({@code CL_COMPLETE}), not the event's status, even when the callback runs synchronously for an event that
  * already failed — so the upcall confirms a non-negative status with one {@code clGetEventInfo} (allowed in
