@@ -65,6 +65,7 @@ class NoMutableStaticsTest {
                     + " descriptor, the linker, a symbol lookup, or a MemorySegment that names a native address"
                     + " (a function, an Objective-C selector, an upcall stub; never a buffer)",
                     f -> nativeBinding(f.getType())),
+            new Rule("the class loader that loaded gpusync", f -> f.getType() == ClassLoader.class),
             new Rule("a per-thread key (ThreadLocal, ScopedValue): what it keys belongs to one thread",
                     f -> f.getType() == ThreadLocal.class || f.getType() == ScopedValue.class),
             new Rule("an unmodifiable collection or map (List.of, Set.of, Map.of, copyOf): checked on the value",
