@@ -39,13 +39,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * native library is absent) holds nothing here; its value checks are skipped and listed on the output.
  */
 class NoMutableStaticsTest {
-    /**
-     * Temporary: the CUDA package's statics are being moved into services on another branch. Its findings are
-     * printed by {@link #cudaFindingsUntilItsRefactorMerges()} but do not fail the build. Remove this constant
-     * (and that method) once that work is merged.
-     */
-    static final String CUDA_EXCLUDED_UNTIL_ITS_REFACTOR_MERGES = "io.gpusync.cuda";
-
     /** The one mutable static of gpusync's main code: the per-process service object. */
     static final String THE_ONE_HOLDER = ProcessServices.class.getName() + ".PROCESS";
 
@@ -83,19 +76,12 @@ class NoMutableStaticsTest {
 
     @Test
     void everyStaticOfCoresMainClassesIsAConstantALoggerANativeBindingOrImmutable() {
-        List<String> findings = findings(pkg -> !pkg.startsWith(CUDA_EXCLUDED_UNTIL_ITS_REFACTOR_MERGES));
+        List<String> findings = findings(pkg -> true);
         if (!UNCHECKED.isEmpty()) {
             System.out.println("value checks skipped (class cannot initialize here): " + UNCHECKED);
         }
         assertThat(findings).as("static fields that are not final, or of no kind in ALLOWED:%n  %s",
                 ALLOWED.stream().map(Rule::says).reduce((a, b) -> a + "\n  " + b).orElseThrow()).isEmpty();
-    }
-
-    @Test
-    void cudaFindingsUntilItsRefactorMerges() {
-        List<String> findings = findings(pkg -> pkg.startsWith(CUDA_EXCLUDED_UNTIL_ITS_REFACTOR_MERGES));
-        System.out.println("io.gpusync.cuda, not yet enforced (" + findings.size() + "):");
-        findings.forEach(f -> System.out.println("  " + f));
     }
 
     @Test
