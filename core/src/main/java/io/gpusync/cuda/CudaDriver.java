@@ -23,6 +23,9 @@ final class CudaDriver {
     static final String SONAME = "libcuda.so.1";
     private static final System.Logger LOG = System.getLogger(CudaDriver.class.getName());
 
+    private static volatile boolean loaded;
+    private static SyncNotSupportedException failure;
+
     /** 8 bytes per thread for cuCtxPopCurrent's out-parameter (hot path of every push/pop pair). */
     private static final ThreadLocal<MemorySegment> POP_SLOT =
             ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(ValueLayout.ADDRESS));
@@ -32,34 +35,41 @@ final class CudaDriver {
 
     /** Whether {@link #ensure()} has succeeded in this JVM. */
     static boolean isLoaded() {
-        return CudaDriverService.get().driverLoaded();
+        return loaded;
     }
 
     /**
-     * Loads the driver and runs {@code cuInit(0)} once (the process's {@link CudaDriverService} remembers the outcome).
+     * Loads the driver and runs {@code cuInit(0)} once.
      *
      * @throws SyncNotSupportedException if the driver is absent or cannot initialize (no device, stub library…)
      */
     static void ensure() {
-        CudaDriverService.get().ensureDriver();
+        if (loaded) {
+            return;
+        }
+        init();
     }
 
-    /**
-     * Binds the driver and runs {@code cuInit(0)}: null on success, else the failure to remember (a failed
-     * {@code cuInit} or bind). An absent library throws instead and is not remembered: cheap, and cached inside.
-     */
-    static SyncNotSupportedException load() {
-        NativeLibraries.require(BackendKind.CUDA, SONAME);
+    private static synchronized void init() {
+        if (loaded) {
+            return;
+        }
+        if (failure != null) {
+            throw new SyncNotSupportedException(BackendKind.CUDA, failure.getMessage(), failure);
+        }
+        NativeLibraries.require(BackendKind.CUDA, SONAME); // not cached as a failure: cheap, and cached inside
         try {
             int r = Cuda.cuInit(0);
             if (r != CudaResults.SUCCESS) {
-                return new SyncNotSupportedException(BackendKind.CUDA, "cuInit(0) failed: "
+                failure = new SyncNotSupportedException(BackendKind.CUDA, "cuInit(0) failed: "
                         + CudaResults.name(r) + " (" + r + "); the CUDA driver cannot be used here");
+                throw failure;
             }
-            return null;
+            loaded = true;
         } catch (LinkageError e) {
-            return new SyncNotSupportedException(BackendKind.CUDA, SONAME
+            failure = new SyncNotSupportedException(BackendKind.CUDA, SONAME
                     + " could not be bound (" + e + "); the CUDA driver cannot be used here", e);
+            throw failure;
         }
     }
 

@@ -32,9 +32,6 @@ import java.util.function.IntSupplier;
  * and the sweep's look-and-destroy exclude each other (a read and a write lock), so a wait cannot slip in between
  * the look and the destroy. The sweep reschedules itself (1 → 16 ms) while anything is queued. Waits the
  * application enqueues with its own driver calls are not known here.
- *
- * <p><b>Threading.</b> Thread-safe; {@link #destroyWhenClear} never blocks; {@link #enqueue} waits only while a sweep
- * looks and destroys.
  */
 final class GatedWaits {
     private static final System.Logger LOG = System.getLogger(GatedWaits.class.getName());
@@ -42,11 +39,11 @@ final class GatedWaits {
     private static final long MAX_DELAY_NANOS = 16_000_000L;
     /** Passed waits' events are collected by a sweep once this many are tracked, even with no destroy queued. */
     private static final int COLLECT_AT = 256;
-    private final ConcurrentLinkedQueue<Pending> pending = new ConcurrentLinkedQueue<>();
-    private final AtomicInteger pendingCount = new AtomicInteger();
-    private final ConcurrentLinkedQueue<Destroy> destroys = new ConcurrentLinkedQueue<>();
-    private final AtomicBoolean scheduled = new AtomicBoolean();
-    private final ReentrantReadWriteLock enqueuing = new ReentrantReadWriteLock();
+    private static final ConcurrentLinkedQueue<Pending> PENDING = new ConcurrentLinkedQueue<>();
+    private static final AtomicInteger PENDING_COUNT = new AtomicInteger();
+    private static final ConcurrentLinkedQueue<Destroy> DESTROYS = new ConcurrentLinkedQueue<>();
+    private static final AtomicBoolean SCHEDULED = new AtomicBoolean();
+    private static final ReentrantReadWriteLock ENQUEUING = new ReentrantReadWriteLock();
 
     private record Pending(MemorySegment event, long context) {
     }
@@ -54,7 +51,7 @@ final class GatedWaits {
     private record Destroy(MemorySegment semaphore, MemorySegment context, CompletableFuture<Void> done) {
     }
 
-    GatedWaits() {
+    private GatedWaits() {
     }
 
     /**
@@ -62,8 +59,8 @@ final class GatedWaits {
      * records an event after it on {@code stream}; returns the call's result. A failed record throws, and the
      * wait then goes untracked.
      */
-    int enqueue(MemorySegment context, MemorySegment stream, IntSupplier call) {
-        enqueuing.readLock().lock();
+    static int enqueue(MemorySegment context, MemorySegment stream, IntSupplier call) {
+        ENQUEUING.readLock().lock();
         try {
             int r = call.getAsInt();
             if (r == CudaResults.SUCCESS) {
@@ -71,11 +68,11 @@ final class GatedWaits {
             }
             return r;
         } finally {
-            enqueuing.readLock().unlock();
+            ENQUEUING.readLock().unlock();
         }
     }
 
-    private void enqueued(MemorySegment context, MemorySegment stream) {
+    private static void enqueued(MemorySegment context, MemorySegment stream) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment p = arena.allocate(ValueLayout.ADDRESS);
             int r = Cuda.cuEventCreate(p, Cuda.CU_EVENT_DISABLE_TIMING());
@@ -88,9 +85,9 @@ final class GatedWaits {
                 CudaDriver.logRelease(Cuda.cuEventDestroy_v2(event), "cuEventDestroy_v2");
                 throw CudaResults.exception(r, "cuEventRecord (after an external-semaphore wait)");
             }
-            pending.add(new Pending(event, context.address()));
+            PENDING.add(new Pending(event, context.address()));
         }
-        if (pendingCount.incrementAndGet() >= COLLECT_AT) {
+        if (PENDING_COUNT.incrementAndGet() >= COLLECT_AT) {
             schedule();
         }
     }
@@ -99,36 +96,36 @@ final class GatedWaits {
      * Destroys {@code semaphore} once no wait gpusync enqueued in {@code context} is pending, then completes
      * {@code done}. Never blocks.
      */
-    void destroyWhenClear(MemorySegment semaphore, MemorySegment context, CompletableFuture<Void> done) {
-        destroys.add(new Destroy(semaphore, context, done));
+    static void destroyWhenClear(MemorySegment semaphore, MemorySegment context, CompletableFuture<Void> done) {
+        DESTROYS.add(new Destroy(semaphore, context, done));
         schedule();
     }
 
     /** Destroys still held back (tests). */
-    int heldBack() {
-        return destroys.size();
+    static int heldBack() {
+        return DESTROYS.size();
     }
 
-    private void schedule() {
-        if (scheduled.compareAndSet(false, true)) {
+    private static void schedule() {
+        if (SCHEDULED.compareAndSet(false, true)) {
             Housekeeping.schedule(() -> sweep(FIRST_DELAY_NANOS), FIRST_DELAY_NANOS, TimeUnit.NANOSECONDS);
         }
     }
 
-    private void sweep(long delay) {
-        enqueuing.writeLock().lock();
+    private static void sweep(long delay) {
+        ENQUEUING.writeLock().lock();
         try {
             List<Long> busy = new ArrayList<>();
-            for (Iterator<Pending> it = pending.iterator(); it.hasNext(); ) {
+            for (Iterator<Pending> it = PENDING.iterator(); it.hasNext(); ) {
                 Pending p = it.next();
                 if (passed(p)) {
                     it.remove();
-                    pendingCount.decrementAndGet();
+                    PENDING_COUNT.decrementAndGet();
                 } else if (!busy.contains(p.context())) {
                     busy.add(p.context());
                 }
             }
-            for (Iterator<Destroy> it = destroys.iterator(); it.hasNext(); ) {
+            for (Iterator<Destroy> it = DESTROYS.iterator(); it.hasNext(); ) {
                 Destroy d = it.next();
                 if (!busy.contains(d.context().address())) {
                     it.remove();
@@ -136,11 +133,11 @@ final class GatedWaits {
                 }
             }
         } finally {
-            enqueuing.writeLock().unlock();
+            ENQUEUING.writeLock().unlock();
         }
-        if (destroys.isEmpty() && pendingCount.get() < COLLECT_AT) {
-            scheduled.set(false);
-            if ((destroys.isEmpty() && pendingCount.get() < COLLECT_AT) || !scheduled.compareAndSet(false, true)) {
+        if (DESTROYS.isEmpty() && PENDING_COUNT.get() < COLLECT_AT) {
+            SCHEDULED.set(false);
+            if ((DESTROYS.isEmpty() && PENDING_COUNT.get() < COLLECT_AT) || !SCHEDULED.compareAndSet(false, true)) {
                 return; // a destroy racing this check scheduled its own sweep, or there is nothing left
             }
             delay = FIRST_DELAY_NANOS / 2;
@@ -150,7 +147,7 @@ final class GatedWaits {
     }
 
     /** Whether the wait behind {@code p}'s event has passed (or can never be waited for again: an error). */
-    private boolean passed(Pending p) {
+    private static boolean passed(Pending p) {
         MemorySegment ctx = MemorySegment.ofAddress(p.context());
         int pushed = Cuda.cuCtxPushCurrent_v2(ctx);
         try {
@@ -167,7 +164,7 @@ final class GatedWaits {
         }
     }
 
-    private void destroy(Destroy d) {
+    private static void destroy(Destroy d) {
         int pushed = Cuda.cuCtxPushCurrent_v2(d.context());
         try {
             CudaDriver.logRelease(Cuda.cuDestroyExternalSemaphore(d.semaphore()),
