@@ -17,32 +17,30 @@ import java.util.concurrent.TimeUnit;
  * bound, nor for each other. {@link #execute} never blocks and never throws for a full queue (the queue is
  * unbounded); only a thread that cannot be started makes it run the task inline.
  *
- * <p>Internal: not exported from the module; backends of {@code io.gpusync.core} use it.
+ * <p>The executor lives in this class's one instance, a {@link ProcessServices} service; the static methods are
+ * the API. Internal: not exported from the module; backends of {@code io.gpusync.core} use it.
  */
 public final class Housekeeping {
     private static final System.Logger LOG = System.getLogger(Housekeeping.class.getName());
     private static final String THREAD_NAME = "gpusync-housekeeping";
 
+    private final ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, HousekeepingThread::new);
+
     private Housekeeping() {
+        executor.setKeepAliveTime(1, TimeUnit.SECONDS);
+        executor.allowCoreThreadTimeOut(true);
+        executor.setRemoveOnCancelPolicy(true);
     }
 
-    private static final class Holder {
-        static final ScheduledThreadPoolExecutor EXECUTOR = create();
-
-        private static ScheduledThreadPoolExecutor create() {
-            ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, HousekeepingThread::new);
-            executor.setKeepAliveTime(1, TimeUnit.SECONDS);
-            executor.allowCoreThreadTimeOut(true);
-            executor.setRemoveOnCancelPolicy(true);
-            return executor;
-        }
+    private static ScheduledThreadPoolExecutor executor() {
+        return ProcessServices.get().service(Housekeeping.class, Housekeeping::new).executor;
     }
 
     /** Runs {@code task} on the housekeeping thread, soon. */
     public static void execute(Runnable task) {
         Runnable logged = logging(task);
         try {
-            Holder.EXECUTOR.execute(logged);
+            executor().execute(logged);
         } catch (RuntimeException | OutOfMemoryError cannotStart) {
             logged.run(); // no thread could be started: better inline than never
         }
@@ -50,7 +48,7 @@ public final class Housekeeping {
 
     /** Runs {@code task} on the housekeeping thread after {@code delay}. */
     public static ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
-        return Holder.EXECUTOR.schedule(logging(task), delay, unit);
+        return executor().schedule(logging(task), delay, unit);
     }
 
     /** Whether the calling thread is the housekeeping thread. */

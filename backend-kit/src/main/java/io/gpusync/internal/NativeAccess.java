@@ -15,7 +15,8 @@ import java.lang.foreign.MemorySegment;
  * its warning once and the check passes.
  *
  * <p>The check runs once (a restricted call from {@code io.gpusync.core} and the initialization of the
- * bindings' libc class from {@code io.gpusync.bindings}) and is cached. Thread-safe; never blocks.
+ * bindings' libc class from {@code io.gpusync.bindings}); its result lives in this class's one instance, a
+ * {@link ProcessServices} service. Thread-safe; never blocks.
  */
 public final class NativeAccess {
     /** The flag for gpusync on the class path. */
@@ -27,8 +28,9 @@ public final class NativeAccess {
             + "io.gpusync.bindings.opencl,io.gpusync.bindings.gl,io.gpusync.bindings.d3d12,io.netty.common";
 
     private static final Object PERMITTED = new Object();
+
     /** {@code null} until checked, then {@link #PERMITTED} or the denial. */
-    private static volatile Object checked;
+    private volatile Object checked;
 
     private NativeAccess() {
     }
@@ -40,10 +42,11 @@ public final class NativeAccess {
      * @throws SyncNotSupportedException ({@link io.gpusync.ErrorKind#CONFIGURATION}) naming both flags if not
      */
     public static void require(BackendKind backend, String what) {
-        Object result = checked;
+        NativeAccess process = ProcessServices.get().service(NativeAccess.class, NativeAccess::new);
+        Object result = process.checked;
         if (result == null) {
             result = check();
-            checked = result;
+            process.checked = result;
         }
         if (result != PERMITTED) {
             throw denied(backend, what, (Throwable) result);

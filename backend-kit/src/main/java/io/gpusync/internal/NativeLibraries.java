@@ -12,14 +12,24 @@ import java.util.concurrent.ConcurrentHashMap;
  * (an absent library would surface as {@link ExceptionInInitializerError} on every call). Backends call
  * {@link #require} before touching a generated class; an absent library becomes a
  * {@link SyncNotSupportedException} naming it, and a JVM that denies gpusync native access one naming the
- * flags ({@link NativeAccess}), never a missing driver. The probe runs once per library and is cached.
- * Thread-safe.
+ * flags ({@link NativeAccess}), never a missing driver. The probe runs once per library per process: the
+ * results live in this class's one instance, a {@link ProcessServices} service. Thread-safe.
  */
 public final class NativeLibraries {
-    private static final ConcurrentHashMap<String, Object> PROBED = new ConcurrentHashMap<>();
     private static final Object PRESENT = new Object();
 
+    /** Each library probed in this process: {@link #PRESENT}, the denial, or why it cannot be opened. */
+    private final ConcurrentHashMap<String, Object> probed = new ConcurrentHashMap<>();
+
     private NativeLibraries() {
+    }
+
+    private static NativeLibraries process() {
+        return ProcessServices.get().service(NativeLibraries.class, NativeLibraries::new);
+    }
+
+    private static Object probed(String soname) {
+        return process().probed.computeIfAbsent(soname, NativeLibraries::probe);
     }
 
     /**
@@ -30,7 +40,7 @@ public final class NativeLibraries {
      */
     public static void require(BackendKind backend, String soname) {
         NativeAccess.require(backend, soname);
-        Object result = PROBED.computeIfAbsent(soname, NativeLibraries::probe);
+        Object result = probed(soname);
         if (result instanceof IllegalCallerException denied) {
             throw NativeAccess.denied(backend, soname, denied);
         }
@@ -42,7 +52,7 @@ public final class NativeLibraries {
 
     /** Whether {@code soname} can be opened (no exception). */
     public static boolean isAvailable(String soname) {
-        return PROBED.computeIfAbsent(soname, NativeLibraries::probe) == PRESENT;
+        return probed(soname) == PRESENT;
     }
 
     private static Object probe(String soname) {

@@ -1,6 +1,7 @@
 package io.gpusync.kit;
 
 import io.gpusync.internal.Housekeeping;
+import io.gpusync.internal.ProcessServices;
 import io.gpusync.internal.UpcallRegistry;
 
 import java.lang.ref.Cleaner;
@@ -37,7 +38,6 @@ import java.util.function.Supplier;
  * <p>Thread-safe and lock-free.
  */
 public final class NativeAnchor {
-    private static final Cleaner CLEANER = Cleaner.create(CleanerThread::new);
     private static final System.Logger LOG = System.getLogger(NativeAnchor.class.getName());
 
     private final String what;
@@ -168,7 +168,7 @@ public final class NativeAnchor {
         private final Cleaner.Cleanable cleanable;
 
         private Claim(Object owner) {
-            this.cleanable = CLEANER.register(owner, new DropOnce(NativeAnchor.this, closed));
+            this.cleanable = ClaimCleaner.process().cleaner.register(owner, new DropOnce(NativeAnchor.this, closed));
         }
 
         /** The anchor this claim holds. */
@@ -226,6 +226,15 @@ public final class NativeAnchor {
         @Override
         public void close() {
             cleanable.clean();
+        }
+    }
+
+    /** The process's one {@link Cleaner} of claims, a {@link ProcessServices} service. */
+    private static final class ClaimCleaner {
+        final Cleaner cleaner = Cleaner.create(CleanerThread::new);
+
+        static ClaimCleaner process() {
+            return ProcessServices.get().service(ClaimCleaner.class, ClaimCleaner::new);
         }
     }
 

@@ -8,6 +8,7 @@ import io.gpusync.examples.device.Work;
 import io.gpusync.reactor.GpuSync;
 import io.gpusync.reactor.GpuSyncMetrics;
 import io.gpusync.reactor.SyncEngine;
+import io.gpusync.reactor.SyncEngineBuilder;
 import io.gpusync.reactor.WaitPath;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
@@ -138,7 +139,7 @@ public final class DemoServer implements AutoCloseable {
         this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         // The engine's fd watches and driver-callback hand-offs run on the server's own epoll loops.
         EventLoopGroup serverLoops = loops.onServer(true);
-        SyncEngine.Builder builder = GpuSync.builder().name("demo");
+        SyncEngineBuilder builder = GpuSync.builder().name("demo");
         boolean shares;
         try {
             builder.eventLoopGroup(serverLoops); // refused unless they are Netty 4.2 native epoll loops

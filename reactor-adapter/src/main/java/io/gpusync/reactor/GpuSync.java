@@ -1,5 +1,7 @@
 package io.gpusync.reactor;
 
+import io.gpusync.internal.ProcessServices;
+
 import io.gpusync.SyncPoint;
 import io.gpusync.SyncWaiter;
 import reactor.core.publisher.Flux;
@@ -49,12 +51,12 @@ public final class GpuSync {
 
     /** The shared engine (created on first use; daemon threads; ignores {@code dispose()}). */
     public static SyncEngine defaultEngine() {
-        return Shared.ENGINE;
+        return ProcessServices.get().service(SyncEngine.class, SyncEngine::createShared);
     }
 
     /** A builder of independent engines. */
-    public static SyncEngine.Builder builder() {
-        return new SyncEngine.Builder();
+    public static SyncEngineBuilder builder() {
+        return new SyncEngineBuilder();
     }
 
     /** {@link SyncEngine#await(SyncPoint)} on the default engine (timeout {@link SyncPoint#DEFAULT_WAIT_TIMEOUT}). */
@@ -99,7 +101,4 @@ public final class GpuSync {
         return defaultEngine().awaitFirst(points, timeout);
     }
 
-    private static final class Shared {
-        static final SyncEngine ENGINE = SyncEngine.createShared();
-    }
 }

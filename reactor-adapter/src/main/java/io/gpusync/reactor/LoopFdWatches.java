@@ -1,5 +1,6 @@
 package io.gpusync.reactor;
 
+import io.gpusync.internal.ProcessServices;
 import io.netty.channel.IoEventLoop;
 
 import java.util.HashMap;
@@ -16,8 +17,6 @@ import java.util.concurrent.ConcurrentHashMap;
  * once the loop has terminated, on the thread that reports its termination.
  */
 final class LoopFdWatches {
-    private static final ConcurrentHashMap<IoEventLoop, LoopFdWatches> BY_LOOP = new ConcurrentHashMap<>();
-
     final IoEventLoop loop;
     /** By the watched fd's number (the user's, not the watch's own duplicate); loop thread only. */
     private final Map<Integer, FdWatch> byFd = new HashMap<>();
@@ -28,20 +27,29 @@ final class LoopFdWatches {
 
     /** The watches of {@code loop}; forgotten once the loop terminates. */
     static LoopFdWatches of(IoEventLoop loop) {
-        LoopFdWatches known = BY_LOOP.get(loop);
-        if (known != null) {
-            return known;
+        return ProcessServices.get().service(ByLoop.class, ByLoop::new).of(loop);
+    }
+
+    /** The watches of every epoll loop in the process that gpusync uses: a process service. */
+    static final class ByLoop {
+        private final ConcurrentHashMap<IoEventLoop, LoopFdWatches> byLoop = new ConcurrentHashMap<>();
+
+        LoopFdWatches of(IoEventLoop loop) {
+            LoopFdWatches known = byLoop.get(loop);
+            if (known != null) {
+                return known;
+            }
+            LoopFdWatches created = new LoopFdWatches(loop);
+            known = byLoop.putIfAbsent(loop, created);
+            if (known != null) {
+                return known;
+            }
+            loop.terminationFuture().addListener(f -> {
+                byLoop.remove(loop, created);
+                created.loopTerminated();
+            });
+            return created;
         }
-        LoopFdWatches created = new LoopFdWatches(loop);
-        known = BY_LOOP.putIfAbsent(loop, created);
-        if (known != null) {
-            return known;
-        }
-        loop.terminationFuture().addListener(f -> {
-            BY_LOOP.remove(loop, created);
-            created.loopTerminated();
-        });
-        return created;
     }
 
     /** Ends the watches that the loop did not close as it shut down; after the loop's thread has finished. */

@@ -1,6 +1,7 @@
 package io.gpusync.reactor;
 
 import io.gpusync.SyncNotSupportedException;
+import io.gpusync.internal.ProcessServices;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -41,8 +42,8 @@ final class NettyPresence {
         if (NettyLoops.epollAvailable()) {
             return true;
         }
-        if (deniedNativeAccess(NettyLoops.epollUnavailabilityCause()) && !warnedDenied) {
-            warnedDenied = true;
+        if (deniedNativeAccess(NettyLoops.epollUnavailabilityCause())
+                && ProcessServices.get().service(DenialWarning.class, DenialWarning::new).first()) {
             System.getLogger(SyncEngine.class.getName()).log(System.Logger.Level.WARNING, "Netty's native epoll"
                     + " was denied native access, so gpusync's fd waits take the BLOCKING path instead of EPOLL."
                     + " Start java with --enable-native-access=ALL-UNNAMED (class path) or add io.netty.common to"
@@ -51,7 +52,14 @@ final class NettyPresence {
         return false;
     }
 
-    private static volatile boolean warnedDenied;
+    /** Whether the denial of native access was logged yet in this process: a process service. */
+    static final class DenialWarning {
+        private final java.util.concurrent.atomic.AtomicBoolean logged = new java.util.concurrent.atomic.AtomicBoolean();
+
+        boolean first() {
+            return logged.compareAndSet(false, true);
+        }
+    }
 
     private static boolean deniedNativeAccess(Throwable error) {
         for (Throwable t = error; t != null && t.getCause() != t; t = t.getCause()) {
@@ -68,7 +76,7 @@ final class NettyPresence {
     }
 
     /**
-     * Checks a user's event loop group for {@link SyncEngine.Builder#eventLoopGroup}.
+     * Checks a user's event loop group for {@link SyncEngineBuilder#eventLoopGroup}.
      *
      * @throws SyncNotSupportedException unless it is a Netty 4.2 IoEventLoopGroup running epoll
      */

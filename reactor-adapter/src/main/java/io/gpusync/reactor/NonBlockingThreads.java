@@ -10,7 +10,7 @@ import reactor.core.scheduler.Schedulers;
  */
 final class NonBlockingThreads {
     /** Whether netty-common is there (an old one without the methods used here counts as absent). */
-    private static volatile boolean nettyCommon = NettyPresence.COMMON;
+    private static final boolean NETTY_COMMON = NettyPresence.COMMON && linksToNetty();
 
     private NonBlockingThreads() {
     }
@@ -20,14 +20,16 @@ final class NonBlockingThreads {
         if (Schedulers.isInNonBlockingThread()) {
             return true;
         }
-        if (nettyCommon) {
-            try {
-                return NettyThreads.inEventLoop();
-            } catch (LinkageError tooOld) {
-                nettyCommon = false;
-            }
+        return NETTY_COMMON && NettyThreads.inEventLoop();
+    }
+
+    private static boolean linksToNetty() {
+        try {
+            NettyThreads.inEventLoop();
+            return true;
+        } catch (LinkageError tooOld) {
+            return false;
         }
-        return false;
     }
 
     /** The Netty side, in a class of its own: loaded only when netty-common (4.1 or 4.2) is on the class path. */

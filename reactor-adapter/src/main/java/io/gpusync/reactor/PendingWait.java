@@ -27,8 +27,9 @@ import java.time.Duration;
  * (never rethrown into the thread that terminated the wait: a driver thread, an event loop, a signaller).
  */
 final class PendingWait implements Subscription, Runnable, SignalListener {
-    /** The outcome of a cancelled wait: nothing is signalled. */
-    static final Throwable CANCELLED = new SyncCancelledException("cancelled by the subscriber");
+    /** The outcome of a cancelled wait: nothing is signalled. A marker that records nothing (no stack, no suppressed). */
+    static final Throwable CANCELLED = new Throwable("cancelled by the subscriber", null, false, false) {
+    };
 
     private static final System.Logger LOG = System.getLogger(PendingWait.class.getName());
     private static final VarHandle STATE;

@@ -9,6 +9,7 @@ import io.gpusync.SyncTimeoutException;
 import io.gpusync.SyncWaiter;
 import io.gpusync.spi.CheapProbe;
 import io.gpusync.spi.Timeouts;
+import io.gpusync.internal.ProcessServices;
 import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
@@ -18,16 +19,10 @@ import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -79,33 +74,22 @@ import java.util.function.Supplier;
  * <p>Thread-safe.
  */
 public final class SyncEngine implements Disposable {
-    private static final AtomicInteger ENGINES = new AtomicInteger();
-    private static final System.Logger LOG = System.getLogger(SyncEngine.class.getName());
-
-    /** The sinks of every registry this engine is bound to ({@link EngineMetrics#NONE} while none). */
-    volatile EngineMetrics metrics = EngineMetrics.NONE;
-    /** Registries bound so far (identity), guarded by itself. */
-    private final Set<Object> boundRegistries = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-    private final LongAdder deviceLostFailures = new LongAdder();
-    private volatile DeviceLoss lastDeviceLost;
+    private final EngineMeters meters = new EngineMeters();
     private final String name;
     private final boolean shared;
-    private final Scheduler deliverOn;
-    private final Scheduler timer;
     private final EngineLoops loops;
-    private final List<WaitStrategy> strategies = new ArrayList<>();
-    private final ConcurrentHashMap<Class<?>, WaitStrategy> strategyByClass = new ConcurrentHashMap<>();
+    private final StrategyChain strategies;
     private final PendingWaits pending = new PendingWaits();
-    /** Timeouts on the default timer, one FIFO per distinct duration (see {@link TimeoutQueue}). */
-    private final ConcurrentHashMap<Long, TimeoutQueue> timeouts = new ConcurrentHashMap<>();
+    private final EngineTimeouts timeouts;
     private final EngineDisposal disposal;
-    private final OutcomeSink outcomes = this::terminated;
+    private final OutcomeSink outcomes;
 
-    private SyncEngine(Builder b, boolean shared) {
-        this.name = b.name != null ? b.name : shared ? "default" : "engine" + ENGINES.incrementAndGet();
+    SyncEngine(SyncEngineBuilder b, boolean shared) {
+        this.name = b.name != null ? b.name : shared ? "default"
+                : ProcessServices.get().service(EngineNames.class, EngineNames::new).next();
         this.shared = shared;
-        this.deliverOn = b.deliverOn;
-        this.timer = b.timer;
+        this.timeouts = new EngineTimeouts(b.timer);
+        this.outcomes = new OutcomeDelivery(pending, meters, b.deliverOn);
         EngineThreads threads = new EngineThreads(name);
         // Netty's classes are touched only through NettyLoops, and only when Netty 4.2 with epoll is there
         if (b.eventLoopGroup != null) {
@@ -115,29 +99,15 @@ public final class SyncEngine implements Disposable {
         } else {
             this.loops = new JdkLoops(b.eventLoopThreads, threads.role("loop"));
         }
-        // no idle strategy given: the adaptive scheduler (per-source learned completion times, AdaptiveProbePass)
-        Supplier<IdleStrategy> idle = b.idleStrategy;
-        SpinThenPoll probe = new SpinThenPoll(b.pollerThreads, idle, b.spinBudget.toNanos(),
-                threads.role("poller"));
-        CallbackStrategy callbacks = new CallbackStrategy(loops);
-        strategies.add(probe.spinThenCallback(b.spinBudget.toNanos(), callbacks));
-        strategies.add(callbacks);
-        WaitStrategy epoll = loops.fdWatcher();
-        if (epoll != null) {
-            strategies.add(epoll);
-        }
-        strategies.add(new WaitSetStrategy(b.blockingSlice, threads.role("waitset")));
-        strategies.add(new WaiterPool(b.waiterThreads, b.blockingSlice, Duration.ofSeconds(30),
-                threads.role("waiter"), probe));
-        strategies.add(probe);
-        this.disposal = new EngineDisposal(name, pending, timeouts.values(), strategies, loops, threads);
+        this.strategies = new StrategyChain(b, loops, threads);
+        this.disposal = new EngineDisposal(name, pending, timeouts.queues(), strategies.all(), loops, threads);
         if (b.meterRegistry != null) {
             new GpuSyncMetrics(this).bindTo((io.micrometer.core.instrument.MeterRegistry) b.meterRegistry);
         }
     }
 
     static SyncEngine createShared() {
-        return new SyncEngine(new Builder(), true);
+        return new SyncEngine(new SyncEngineBuilder(), true);
     }
 
     /**
@@ -358,9 +328,7 @@ public final class SyncEngine implements Disposable {
      * lost ({@link io.gpusync.DeviceLostException} or any {@link ErrorKind#FATAL} error). Never blocks.
      */
     public EngineHealth health() {
-        DeviceLoss last = lastDeviceLost;
-        return new EngineHealth(name, pending.size(), deviceLostFailures.sum(), last != null ? last.error : null,
-                last != null ? last.at : null, disposal.isDisposed());
+        return meters.health(name, pending.size(), disposal.isDisposed());
     }
 
     /**
@@ -368,25 +336,7 @@ public final class SyncEngine implements Disposable {
      * that registry; see {@link GpuSyncMetrics}.
      */
     void bindMetrics(Object registry, Supplier<EngineMetrics> sink) {
-        synchronized (boundRegistries) {
-            if (!boundRegistries.add(registry)) {
-                return;
-            }
-            EngineMetrics added = sink.get();
-            EngineMetrics before = metrics;
-            metrics = before == EngineMetrics.NONE ? added : EngineMetrics.both(before, added);
-        }
-    }
-
-    /** Counts a wait that failed with {@code error} for {@link #health()}. */
-    private void failedWith(Throwable error) {
-        if (error instanceof SyncException se && se.kind() == ErrorKind.FATAL) {
-            lastDeviceLost = new DeviceLoss(se, Instant.now());
-            deviceLostFailures.increment();
-        }
-    }
-
-    private record DeviceLoss(SyncException error, Instant at) {
+        meters.bind(registry, sink);
     }
 
     /** This engine's name (its threads are named {@code gpusync-<name>-…}). */
@@ -395,14 +345,13 @@ public final class SyncEngine implements Disposable {
     }
 
     private WaitStrategy strategyFor(SyncWaiter waiter) {
-        return strategyByClass.computeIfAbsent(waiter.getClass(), c -> strategies.stream()
-                .filter(s -> s.accepts(waiter)).findFirst().orElseThrow());
+        return strategies.strategyFor(waiter);
     }
 
     void subscribe(SyncWaiter waiter, Duration timeout, CoreSubscriber<? super Void> actual) {
         if (disposal.isDisposed()) {
             actual.onSubscribe(Operators.emptySubscription());
-            signal(actual, new SyncCancelledException("engine " + name + " is disposed"));
+            OutcomeDelivery.signal(actual, new SyncCancelledException("engine " + name + " is disposed"));
             return;
         }
         WaitStrategy strategy = strategyFor(waiter);
@@ -422,17 +371,17 @@ public final class SyncEngine implements Disposable {
                 error = e;
             }
             if (signalled || error != null) { // answered at once: no wait to register
-                EngineMetrics metrics = this.metrics;
+                EngineMetrics metrics = meters.sink();
                 if (signalled) {
                     metrics.completed(WaitPath.IMMEDIATE, 0);
                 } else if (error instanceof SyncTimeoutException) {
                     metrics.timedOut(WaitPath.IMMEDIATE);
                 } else {
-                    failedWith(error);
+                    meters.failedWith(error);
                     metrics.failed(WaitPath.IMMEDIATE, error);
                 }
                 actual.onSubscribe(Operators.emptySubscription());
-                signal(actual, error);
+                OutcomeDelivery.signal(actual, error);
                 return;
             }
         }
@@ -455,131 +404,17 @@ public final class SyncEngine implements Disposable {
             return;
         }
         if (!Timeouts.isForever(timeout) && !timeout.isZero() && !wait.isDone()) {
-            long nanos = timeout.toNanos();
-            Scheduler s = timer != null ? timer : Schedulers.parallel();
-            TimeoutQueue queue = timer == null ? timeoutQueue(nanos, s) : null;
-            if (queue != null) {
-                queue.add(wait);
-                return;
-            }
-            try {
-                wait.setTimer(s.schedule(wait, nanos, TimeUnit.NANOSECONDS));
-            } catch (RuntimeException rejected) {
-                wait.failed(rejected);
-            }
+            timeouts.arm(wait, timeout.toNanos());
         }
-    }
-
-    /**
-     * The queue of waits with this timeout on the default timer {@code s} (a new queue when {@code s} replaced
-     * the scheduler of the last one), or {@code null} past {@value #MAX_TIMEOUT_QUEUES} distinct durations: those
-     * waits get a task each on {@code s}.
-     */
-    private TimeoutQueue timeoutQueue(long nanos, Scheduler s) {
-        TimeoutQueue q = timeouts.get(nanos);
-        if (q == null && timeouts.size() < MAX_TIMEOUT_QUEUES) {
-            q = timeouts.computeIfAbsent(nanos, d -> new TimeoutQueue(d, s));
-        } else if (q != null && q.scheduler() != s) {
-            // the default timer was replaced (Reactor's virtual time, Schedulers.resetFactory): a queue on the new
-            // one; the old queue still times out the waits it holds on its own timer
-            TimeoutQueue fresh = new TimeoutQueue(nanos, s);
-            q = timeouts.replace(nanos, q, fresh) ? fresh : timeouts.get(nanos);
-        }
-        return q != null && q.scheduler() == s ? q : null;
     }
 
     /** Waits held by the timeout queues of the default timer (active, or terminated and not yet dropped). */
     int timeoutsHeld() {
-        int held = 0;
-        for (TimeoutQueue q : timeouts.values()) {
-            held += q.held();
-        }
-        return held;
+        return timeouts.held();
     }
-
-    private static final int MAX_TIMEOUT_QUEUES = 64;
 
     private static boolean probesAtSubscription(SyncWaiter waiter, WaitStrategy strategy) {
         return strategy.path() != WaitPath.BLOCKING || waiter instanceof CheapProbe;
-    }
-
-    /**
-     * The engine's side of the termination protocol ({@link PendingWait}): forget the wait, count it, and
-     * signal its subscriber — in place, or on {@code deliverOn}; if that scheduler refuses the task, in place
-     * (the outcome is never lost). Never throws.
-     */
-    private void terminated(PendingWait wait, Throwable outcome) {
-        pending.remove(wait);
-        CoreSubscriber<? super Void> actual = wait.takeSubscriber();
-        if (outcome != null && outcome != PendingWait.CANCELLED && !(outcome instanceof SyncTimeoutException)) {
-            failedWith(outcome);
-        }
-        EngineMetrics metrics = this.metrics;
-        if (metrics == EngineMetrics.NONE && deliverOn == null) {
-            // the burst path: no clock read, no task object — signal in place
-            if (outcome != PendingWait.CANCELLED) {
-                signal(actual, outcome);
-            }
-            return;
-        }
-        long seen = System.nanoTime();
-        WaitPath path = wait.path();
-        try {
-            if (outcome == PendingWait.CANCELLED) {
-                metrics.cancelled(path);
-                return;
-            } else if (outcome == null) {
-                metrics.completed(path, seen - wait.startNanos);
-            } else if (outcome instanceof SyncTimeoutException) {
-                metrics.timedOut(path);
-            } else {
-                metrics.failed(path, outcome);
-            }
-        } catch (Throwable e) {
-            LOG.log(System.Logger.Level.WARNING, "engine metrics failed", e);
-        }
-        Runnable delivery = () -> {
-            if (outcome == null) {
-                try {
-                    metrics.delivered(path, System.nanoTime() - seen);
-                } catch (Throwable e) {
-                    LOG.log(System.Logger.Level.WARNING, "engine metrics failed", e);
-                }
-            }
-            signal(actual, outcome);
-        };
-        if (deliverOn == null) {
-            delivery.run();
-            return;
-        }
-        try {
-            deliverOn.schedule(delivery);
-        } catch (Throwable rejected) { // a bounded or disposed scheduler: deliver here rather than never
-            delivery.run();
-        }
-    }
-
-    /**
-     * Signals a terminal outcome ({@code null}: complete). A subscriber that throws from {@code onComplete}
-     * or {@code onError} has its exception sent where reactor-core sends it ({@link Operators#onErrorDropped})
-     * — never into the engine's thread, an event loop, a driver's thread or the thread that signalled.
-     */
-    static void signal(CoreSubscriber<? super Void> actual, Throwable outcome) {
-        try {
-            if (outcome == null) {
-                actual.onComplete();
-            } else {
-                actual.onError(outcome);
-            }
-        } catch (Throwable thrown) {
-            try {
-                Operators.onErrorDropped(thrown, actual.currentContext());
-            } catch (Throwable hookThrew) {
-                hookThrew.addSuppressed(thrown);
-                LOG.log(System.Logger.Level.ERROR, "a subscriber's onComplete/onError threw, and so did the"
-                        + " onErrorDropped hook", hookThrew);
-            }
-        }
     }
 
     /**
@@ -627,153 +462,5 @@ public final class SyncEngine implements Disposable {
     @Override
     public String toString() {
         return "SyncEngine[" + name + ", pending=" + pendingWaits() + (isDisposed() ? ", disposed" : "") + "]";
-    }
-
-    /**
-     * Configures a {@link SyncEngine}. Not thread-safe; {@link #build()} may be called more than once (each
-     * call makes an independent engine).
-     */
-    public static final class Builder {
-        private String name;
-        private int eventLoopThreads = 1;
-        private Object eventLoopGroup; // a Netty 4.2 IoEventLoopGroup: Object keeps Netty optional
-        private int waiterThreads = 16;
-        private int pollerThreads = 1;
-        private Duration blockingSlice = Duration.ofMillis(5);
-        private Duration spinBudget = Duration.ofNanos(50_000);
-        private Supplier<IdleStrategy> idleStrategy;
-        private Scheduler deliverOn;
-        private Scheduler timer;
-        private Object meterRegistry;
-        private boolean jdkLoops;
-
-        Builder() {
-        }
-
-        /** Tests: the loops of an engine without Netty ({@link JdkLoops}), with Netty on the class path. */
-        Builder jdkLoops() {
-            this.jdkLoops = true;
-            return this;
-        }
-
-        /** Names the engine (thread names, metric tag). */
-        public Builder name(String name) {
-            this.name = Objects.requireNonNull(name, "name");
-            return this;
-        }
-
-        /**
-         * Threads of the engine's own event loops (default 1): Netty 4.2 epoll loops when Netty 4.2 and native
-         * epoll are on the class path, else plain hand-off threads; ignored with {@link #eventLoopGroup}.
-         */
-        public Builder eventLoopThreads(int n) {
-            this.eventLoopThreads = positive(n, "eventLoopThreads");
-            return this;
-        }
-
-        /**
-         * Uses these Netty event loops for fd completions ({@link WaitPath#EPOLL}) and driver-callback hand-offs
-         * instead of creating loops — typically a Reactor Netty server's:
-         * {@code builder.eventLoopGroup(LoopResources.create("http", workers, true).onServer(true))}. The group
-         * must be a Netty 4.2 {@code io.netty.channel.IoEventLoopGroup} running {@code EpollIoHandler}
-         * (reactor-netty 1.3 / Spring Boot 4 with native epoll). The engine never shuts them down.
-         *
-         * @throws io.gpusync.SyncNotSupportedException at once if Netty is older than 4.2 (e.g. the 4.1 of
-         *         Spring Boot 3 / reactor-netty 1.2), its epoll transport is missing, or {@code group} is not an
-         *         {@code IoEventLoopGroup} running epoll; the message names the version found and the fix
-         */
-        public Builder eventLoopGroup(io.netty.channel.EventLoopGroup group) {
-            Objects.requireNonNull(group, "group");
-            NettyPresence.requireEpollGroup(group);
-            this.eventLoopGroup = group;
-            return this;
-        }
-
-        /** The most platform threads blocked in native waits at once (default 16); more waits are probed. */
-        public Builder waiterThreads(int n) {
-            this.waiterThreads = positive(n, "waiterThreads");
-            return this;
-        }
-
-        /** Threads of the spin-then-poll scheduler for probe-only waits (default 1). */
-        public Builder pollerThreads(int n) {
-            this.pollerThreads = positive(n, "pollerThreads");
-            return this;
-        }
-
-        /**
-         * The longest a blocking or wait-set thread stays in one native wait (default 5 ms): the bound on how
-         * long a cancelled wait can keep a thread blocked where the API cannot be woken. A blocking wait on a
-         * {@link io.gpusync.spi.WakeableWaiter} frees its thread at once when it is cancelled, times out or
-         * the engine is disposed, whatever the slice.
-         */
-        public Builder blockingSlice(Duration slice) {
-            if (slice.isNegative() || slice.isZero()) {
-                throw new IllegalArgumentException("blockingSlice must be positive: " + slice);
-            }
-            this.blockingSlice = slice;
-            return this;
-        }
-
-        /**
-         * How long a poller spins after activity before parking (default 50 µs); the spin is per poller
-         * thread, so the total is bounded by {@code pollerThreads} cores, whatever the number of waits. It is also
-         * how long a {@link WaitPath#SPIN_THEN_CALLBACK} wait is probed before its callback is registered; zero
-         * means no spinning at all: such waits go to their callback at once, and no poller probes or watches them
-         * (not even through a learned window of their source, which a non-zero budget allows).
-         */
-        public Builder spinBudget(Duration budget) {
-            this.spinBudget = Timeouts.requireValid(budget);
-            return this;
-        }
-
-        /**
-         * Replaces the pollers' adaptive scheduling (the default: per-source learned completion times, see
-         * {@link WaitPath#PROBE}) with a fixed idle strategy, one instance per poller thread — e.g.
-         * {@link BackoffIdleStrategy#defaults()} (the default before 2026-12), {@link BusySpinIdleStrategy};
-         * overrides {@link #spinBudget} for idling.
-         */
-        public Builder idleStrategy(Supplier<IdleStrategy> strategy) {
-            this.idleStrategy = Objects.requireNonNull(strategy, "strategy");
-            return this;
-        }
-
-        /**
-         * Delivers {@code onComplete}/{@code onError} on this scheduler instead of the engine thread that saw it.
-         * If the scheduler rejects a delivery (a bounded one that is full, a disposed one), that wait is
-         * delivered in place instead: never lost.
-         */
-        public Builder deliverOn(Scheduler scheduler) {
-            this.deliverOn = Objects.requireNonNull(scheduler, "scheduler");
-            return this;
-        }
-
-        /** Runs timeouts on this scheduler (default: {@link Schedulers#parallel()}, looked up per wait). */
-        public Builder timer(Scheduler scheduler) {
-            this.timer = Objects.requireNonNull(scheduler, "scheduler");
-            return this;
-        }
-
-        /**
-         * Publishes the engine's meters to this Micrometer registry: the same as
-         * {@code new GpuSyncMetrics(engine).bindTo(registry)} on the built engine (without histograms; see
-         * {@link GpuSyncMetrics} for the meters and for histograms).
-         */
-        public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
-            this.meterRegistry = Objects.requireNonNull(registry, "registry");
-            return this;
-        }
-
-        /** A new engine with this configuration. */
-        public SyncEngine build() {
-            return new SyncEngine(this, false);
-        }
-
-        private static int positive(int n, String what) {
-            if (n <= 0) {
-                throw new IllegalArgumentException(what + " must be positive: " + n);
-            }
-            return n;
-        }
     }
 }

@@ -2,6 +2,7 @@ package io.gpusync.spring;
 
 import io.gpusync.reactor.GpuSync;
 import io.gpusync.reactor.SyncEngine;
+import io.gpusync.reactor.SyncEngineBuilder;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Import;
@@ -34,7 +35,7 @@ public final class GpuSyncAutoConfiguration {
     }
 
     /** The builder with every property but the event loops applied. */
-    static SyncEngine.Builder configured(GpuSyncProperties properties) {
+    static SyncEngineBuilder configured(GpuSyncProperties properties) {
         return GpuSync.builder()
                 .name(properties.name())
                 .spinBudget(properties.spinBudget())

@@ -21,6 +21,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Collections;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -49,7 +50,7 @@ final class CudaResults {
     static final int CONTEXT_IS_DESTROYED = 709;
 
     // Literal codes (the CUresult ABI never renumbers); CudaResultsTest checks each against the generated name.
-    private static final int[] STICKY = {
+    private static final Set<Integer> STICKY = Set.of(
             214, // CUDA_ERROR_ECC_UNCORRECTABLE
             220, // CUDA_ERROR_NVLINK_UNCORRECTABLE
             226, // CUDA_ERROR_CONTAINED
@@ -65,14 +66,14 @@ final class CudaResults {
             721, // CUDA_ERROR_TENSOR_MEMORY_LEAK
             810, // CUDA_ERROR_MPS_CLIENT_TERMINATED
             911, // CUDA_ERROR_EXTERNAL_DEVICE
-            916, // CUDA_ERROR_KEY_ROTATION
-    };
-    private static final int[] CONTEXT_GONE = {
+            916  // CUDA_ERROR_KEY_ROTATION
+    );
+    private static final Set<Integer> CONTEXT_GONE = Set.of(
             4,   // CUDA_ERROR_DEINITIALIZED
             709, // CUDA_ERROR_CONTEXT_IS_DESTROYED
-            999, // CUDA_ERROR_UNKNOWN
-    };
-    private static final int[] NOT_SUPPORTED = {
+            999  // CUDA_ERROR_UNKNOWN
+    );
+    private static final Set<Integer> NOT_SUPPORTED = Set.of(
             34,  // CUDA_ERROR_STUB_LIBRARY
             36,  // CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER
             100, // CUDA_ERROR_NO_DEVICE
@@ -89,9 +90,9 @@ final class CudaResults {
             803, // CUDA_ERROR_SYSTEM_DRIVER_MISMATCH
             804, // CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE
             811, // CUDA_ERROR_CDP_NOT_SUPPORTED
-            812, // CUDA_ERROR_CDP_VERSION_MISMATCH
-    };
-    private static final int[] RECOVERABLE = {
+            812  // CUDA_ERROR_CDP_VERSION_MISMATCH
+    );
+    private static final Set<Integer> RECOVERABLE = Set.of(
             2,   // CUDA_ERROR_OUT_OF_MEMORY
             46,  // CUDA_ERROR_DEVICE_UNAVAILABLE
             600, // CUDA_ERROR_NOT_READY
@@ -101,8 +102,8 @@ final class CudaResults {
             807, // CUDA_ERROR_MPS_SERVER_NOT_READY
             808, // CUDA_ERROR_MPS_MAX_CLIENTS_REACHED
             809, // CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED
-            909, // CUDA_ERROR_TIMEOUT
-    };
+            909  // CUDA_ERROR_TIMEOUT
+    );
 
     private CudaResults() {
     }
@@ -196,13 +197,8 @@ final class CudaResults {
         }
     }
 
-    private static boolean contains(int[] codes, int code) {
-        for (int c : codes) {
-            if (c == code) {
-                return true;
-            }
-        }
-        return false;
+    private static boolean contains(Set<Integer> codes, int code) {
+        return codes.contains(code);
     }
 
     private static String driverName(int code) {
@@ -247,7 +243,7 @@ final class CudaResults {
                 System.getLogger(CudaResults.class.getName()).log(System.Logger.Level.WARNING,
                         "cannot read the CUresult names from the generated bindings", e);
             }
-            return Collections.unmodifiableMap(names);
+            return Map.copyOf(names);
         }
     }
 }

@@ -112,33 +112,31 @@ final class EglNative {
     // ---------------------------------------------------------------- errors
 
     private static final class EglNames {
-        static final Map<Integer, String> NAMES = new HashMap<>();
+        static final Map<Integer, String> NAMES = table();
 
-        static {
-            put(Egl.EGL_SUCCESS(), "EGL_SUCCESS");
-            put(Egl.EGL_NOT_INITIALIZED(), "EGL_NOT_INITIALIZED");
-            put(Egl.EGL_BAD_ACCESS(), "EGL_BAD_ACCESS");
-            put(Egl.EGL_BAD_ALLOC(), "EGL_BAD_ALLOC");
-            put(Egl.EGL_BAD_ATTRIBUTE(), "EGL_BAD_ATTRIBUTE");
-            put(Egl.EGL_BAD_CONFIG(), "EGL_BAD_CONFIG");
-            put(Egl.EGL_BAD_CONTEXT(), "EGL_BAD_CONTEXT");
-            put(Egl.EGL_BAD_CURRENT_SURFACE(), "EGL_BAD_CURRENT_SURFACE");
-            put(Egl.EGL_BAD_DISPLAY(), "EGL_BAD_DISPLAY");
-            put(Egl.EGL_BAD_MATCH(), "EGL_BAD_MATCH");
-            put(Egl.EGL_BAD_NATIVE_PIXMAP(), "EGL_BAD_NATIVE_PIXMAP");
-            put(Egl.EGL_BAD_NATIVE_WINDOW(), "EGL_BAD_NATIVE_WINDOW");
-            put(Egl.EGL_BAD_PARAMETER(), "EGL_BAD_PARAMETER");
-            put(Egl.EGL_BAD_SURFACE(), "EGL_BAD_SURFACE");
-            put(Egl.EGL_CONTEXT_LOST(), "EGL_CONTEXT_LOST");
-            put(Egl.EGL_BAD_STREAM_KHR(), "EGL_BAD_STREAM_KHR");
-            put(Egl.EGL_BAD_STATE_KHR(), "EGL_BAD_STATE_KHR");
-            put(Egl.EGL_BAD_DEVICE_EXT(), "EGL_BAD_DEVICE_EXT");
-            put(Egl.EGL_BAD_OUTPUT_LAYER_EXT(), "EGL_BAD_OUTPUT_LAYER_EXT");
-            put(Egl.EGL_BAD_OUTPUT_PORT_EXT(), "EGL_BAD_OUTPUT_PORT_EXT");
-        }
-
-        private static void put(int code, String name) {
-            NAMES.put(code, name);
+        private static Map<Integer, String> table() {
+            Map<Integer, String> names = new HashMap<>();
+            names.put(Egl.EGL_SUCCESS(), "EGL_SUCCESS");
+            names.put(Egl.EGL_NOT_INITIALIZED(), "EGL_NOT_INITIALIZED");
+            names.put(Egl.EGL_BAD_ACCESS(), "EGL_BAD_ACCESS");
+            names.put(Egl.EGL_BAD_ALLOC(), "EGL_BAD_ALLOC");
+            names.put(Egl.EGL_BAD_ATTRIBUTE(), "EGL_BAD_ATTRIBUTE");
+            names.put(Egl.EGL_BAD_CONFIG(), "EGL_BAD_CONFIG");
+            names.put(Egl.EGL_BAD_CONTEXT(), "EGL_BAD_CONTEXT");
+            names.put(Egl.EGL_BAD_CURRENT_SURFACE(), "EGL_BAD_CURRENT_SURFACE");
+            names.put(Egl.EGL_BAD_DISPLAY(), "EGL_BAD_DISPLAY");
+            names.put(Egl.EGL_BAD_MATCH(), "EGL_BAD_MATCH");
+            names.put(Egl.EGL_BAD_NATIVE_PIXMAP(), "EGL_BAD_NATIVE_PIXMAP");
+            names.put(Egl.EGL_BAD_NATIVE_WINDOW(), "EGL_BAD_NATIVE_WINDOW");
+            names.put(Egl.EGL_BAD_PARAMETER(), "EGL_BAD_PARAMETER");
+            names.put(Egl.EGL_BAD_SURFACE(), "EGL_BAD_SURFACE");
+            names.put(Egl.EGL_CONTEXT_LOST(), "EGL_CONTEXT_LOST");
+            names.put(Egl.EGL_BAD_STREAM_KHR(), "EGL_BAD_STREAM_KHR");
+            names.put(Egl.EGL_BAD_STATE_KHR(), "EGL_BAD_STATE_KHR");
+            names.put(Egl.EGL_BAD_DEVICE_EXT(), "EGL_BAD_DEVICE_EXT");
+            names.put(Egl.EGL_BAD_OUTPUT_LAYER_EXT(), "EGL_BAD_OUTPUT_LAYER_EXT");
+            names.put(Egl.EGL_BAD_OUTPUT_PORT_EXT(), "EGL_BAD_OUTPUT_PORT_EXT");
+            return Map.copyOf(names);
         }
     }
 

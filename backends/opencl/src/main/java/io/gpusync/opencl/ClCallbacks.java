@@ -3,6 +3,7 @@ package io.gpusync.opencl;
 import io.gpusync.bindings.opencl.OpenCl;
 import io.gpusync.bindings.opencl.clSetEventCallback$pfn_notify;
 import io.gpusync.internal.Housekeeping;
+import io.gpusync.internal.ProcessServices;
 import io.gpusync.internal.UpcallRegistry;
 import io.gpusync.spi.CallbackRegistration;
 import io.gpusync.kit.NativeAnchor;
@@ -19,7 +20,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code clSetEventCallback} registrations, through <em>one</em> upcall stub for the whole process.
  *
  * <p><b>One stub, a key per registration.</b> The stub is allocated once in the global arena; each
- * registration sits in an {@link UpcallRegistry} under a fresh {@code long} key, passed to the driver as
+ * registration sits in the process's {@link UpcallRegistry} (held by this class's one instance, a
+ * {@code ProcessServices} service) under a fresh {@code long} key, passed to the driver as
  * {@code user_data}. The upcall takes the key and completes what it finds. OpenCL cannot unregister a
  * callback, so {@link Registration#cancel()} just removes the key: a late callback finds nothing and
  * returns. Whoever removes the key (upcall, cancel, sweep) owns the completion, so a listener is called at
@@ -34,7 +36,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * itself only hand over), the claim drop. It never throws into the driver (an exception escaping an upcall
  * would end the JVM). Releases triggered inside it move to the housekeeping thread ({@link NativeAnchor}).
  *
- * <p><b>PoCL 3.1 quirks this class works around</b> (both observed here, both in PoCL's
+ * <p><b>PoCL 3.1 quirks this class works around</b> (both in PoCL's
  * {@code pocl_event_updated}): the callback's status argument is the <em>trigger type</em>
  * ({@code CL_COMPLETE}), not the event's status, even when the callback runs synchronously for an event that
  * already failed — so the upcall confirms a non-negative status with one {@code clGetEventInfo} (allowed in
@@ -52,18 +54,24 @@ final class ClCallbacks {
     private static final long SWEEP_NANOS =
             TimeUnit.MILLISECONDS.toNanos(Math.max(1, Long.getLong("gpusync.opencl.sweepMillis", SWEEP_MILLIS_DEFAULT)));
     private static final System.Logger LOG = System.getLogger(ClCallbacks.class.getName());
-    private static final UpcallRegistry<Registration> PENDING = new UpcallRegistry<>("OpenCL event callback");
-    private static final AtomicBoolean SWEEP_SCHEDULED = new AtomicBoolean();
     private static final int CL_COMPLETE = OpenCl.CL_COMPLETE();
     private static final MemorySegment STUB =
             clSetEventCallback$pfn_notify.allocate(ClCallbacks::upcall, Arena.global());
 
+    private final UpcallRegistry<Registration> pending = new UpcallRegistry<>("OpenCL event callback");
+    private final AtomicBoolean sweepScheduled = new AtomicBoolean();
+
     private ClCallbacks() {
+    }
+
+    /** The process's registrations: one stub, so one registry. */
+    private static ClCallbacks process() {
+        return ProcessServices.get().service(ClCallbacks.class, ClCallbacks::new);
     }
 
     /** Registrations whose listener has not run and that are not cancelled. */
     static int pending() {
-        return PENDING.pending();
+        return process().pending.pending();
     }
 
     /**
@@ -76,7 +84,7 @@ final class ClCallbacks {
     static Registration register(MemorySegment event, NativeAnchor anchor, SignalListener listener, String what) {
         Registration r = new Registration(event, listener, what);
         r.claim = anchor.claim(r);
-        r.key = PENDING.register(r);
+        r.key = process().pending.register(r);
         int rc;
         try {
             rc = OpenCl.clSetEventCallback(event, CL_COMPLETE, STUB, MemorySegment.ofAddress(r.key));
@@ -93,7 +101,7 @@ final class ClCallbacks {
     }
 
     private static void upcall(MemorySegment event, int status, MemorySegment userData) {
-        PENDING.fire(userData.address(), r -> {
+        process().pending.fire(userData.address(), r -> {
             int confirmed = status;
             try {
                 if (status >= 0) { // PoCL 3.1 passes the trigger type here, not the status: confirm it
@@ -106,7 +114,7 @@ final class ClCallbacks {
     }
 
     private static void scheduleSweep() {
-        if (SWEEP_SCHEDULED.compareAndSet(false, true)) {
+        if (process().sweepScheduled.compareAndSet(false, true)) {
             Housekeeping.schedule(ClCallbacks::sweep, SWEEP_NANOS, TimeUnit.NANOSECONDS);
         }
     }
@@ -114,7 +122,7 @@ final class ClCallbacks {
     private static void sweep() {
         try {
             Map<NativeAnchor, Integer> statuses = new IdentityHashMap<>();
-            PENDING.forEachPending((key, r) -> {
+            process().pending.forEachPending((key, r) -> {
                 NativeAnchor anchor = r.claim.anchor();
                 Integer status = statuses.get(anchor);
                 if (status == null) {
@@ -125,15 +133,15 @@ final class ClCallbacks {
                     }
                     statuses.put(anchor, status);
                 }
-                if (status <= CL_COMPLETE && PENDING.take(key, r)) {
+                if (status <= CL_COMPLETE && process().pending.take(key, r)) {
                     r.complete(status);
                 }
             });
         } catch (Throwable t) {
             LOG.log(System.Logger.Level.ERROR, "OpenCL callback sweep failed", t);
         } finally {
-            SWEEP_SCHEDULED.set(false);
-            if (PENDING.pending() > 0) {
+            process().sweepScheduled.set(false);
+            if (process().pending.pending() > 0) {
                 scheduleSweep();
             }
         }
@@ -170,7 +178,7 @@ final class ClCallbacks {
 
         /** Removes the registration if still pending. @return whether this call removed it (no listener call follows) */
         boolean tryCancel() {
-            if (PENDING.take(key, this)) {
+            if (process().pending.take(key, this)) {
                 claim.close();
                 return true;
             }

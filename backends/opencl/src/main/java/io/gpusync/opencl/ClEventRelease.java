@@ -2,6 +2,7 @@ package io.gpusync.opencl;
 
 import io.gpusync.bindings.opencl.OpenCl;
 import io.gpusync.internal.Housekeeping;
+import io.gpusync.internal.ProcessServices;
 import io.gpusync.internal.UpcallRegistry;
 
 import java.lang.foreign.MemorySegment;
@@ -38,6 +39,9 @@ import java.util.function.IntSupplier;
  * {@link #waitsOn}); for an event handed to it ({@link OpenClEvents#adopt}, {@link OpenClEvents#borrow}) it does not,
  * so a failed command's last reference is then held for the life of the process.
  *
+ * <p><b>State.</b> The table of references lives in this class's one instance, a {@code ProcessServices} service (the
+ * driver, and so its events, are one per process); the static methods are the API.
+ *
  * <p><b>Threading.</b> A sweep on gpusync's housekeeping thread probes held events and commands whose wait lists are
  * still kept, every {@value #SWEEP_MILLIS_MIN} ms while something changes, backing off to once a second; it does not
  * run when nothing is watched. A drop inside a driver upcall moves to the housekeeping thread (PoCL calls back with
@@ -50,13 +54,19 @@ final class ClEventRelease {
     static final long SWEEP_MILLIS_MAX = 1_000;
     private static final System.Logger LOG = System.getLogger(ClEventRelease.class.getName());
     private static final int CL_COMPLETE = OpenCl.CL_COMPLETE();
-    private static final ConcurrentHashMap<Long, Ref> REFS = new ConcurrentHashMap<>();
+
+    /** gpusync's references, by event address: one table per process, as the driver is one per process. */
+    private final ConcurrentHashMap<Long, Ref> refs = new ConcurrentHashMap<>();
     /** Held references, and commands that still keep the events they wait on. */
-    private static final Set<Ref> WATCHED = ConcurrentHashMap.newKeySet();
-    private static final AtomicBoolean SWEEP_SCHEDULED = new AtomicBoolean();
-    private static volatile long sweepMillis = SWEEP_MILLIS_MIN;
+    private final Set<Ref> watched = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean sweepScheduled = new AtomicBoolean();
+    private volatile long sweepMillis = SWEEP_MILLIS_MIN;
 
     private ClEventRelease() {
+    }
+
+    private static ClEventRelease process() {
+        return ProcessServices.get().service(ClEventRelease.class, ClEventRelease::new);
     }
 
     /** gpusync's references to one event, while it holds any. */
@@ -69,7 +79,7 @@ final class ClEventRelease {
         private List<Ref> waitsOn; // what the command waits on, one reference each; null: unknown
         private boolean held;      // the last reference waits for the sweep
         private boolean pinned;    // the sweep is probing what it waits on: not released meanwhile
-        private boolean gone;      // released; no longer in REFS
+        private boolean gone;      // released; no longer in the table
 
         private Ref(MemorySegment event, String what, boolean user) {
             this.event = event;
@@ -100,7 +110,7 @@ final class ClEventRelease {
     private static Ref take(MemorySegment event, String what, boolean retain) {
         boolean user = Cl.infoOr(event, OpenCl.CL_EVENT_COMMAND_TYPE(), 0) == OpenCl.CL_COMMAND_USER();
         while (true) {
-            Ref r = REFS.computeIfAbsent(event.address(), a -> new Ref(MemorySegment.ofAddress(a), what, user));
+            Ref r = process().refs.computeIfAbsent(event.address(), a -> new Ref(MemorySegment.ofAddress(a), what, user));
             synchronized (r) {
                 if (r.gone) {
                     continue;
@@ -118,7 +128,7 @@ final class ClEventRelease {
                     } catch (RuntimeException | Error e) {
                         if (r.refs == 0) {
                             r.gone = true;
-                            REFS.remove(r.event.address(), r);
+                            process().refs.remove(r.event.address(), r);
                         }
                         throw e;
                     }
@@ -216,7 +226,7 @@ final class ClEventRelease {
 
     /** Whether gpusync's reference to {@code event} is held back (tests observe it). */
     static boolean isHeld(MemorySegment event) {
-        Ref r = REFS.get(event.address());
+        Ref r = process().refs.get(event.address());
         if (r == null) {
             return false;
         }
@@ -227,12 +237,12 @@ final class ClEventRelease {
 
     /** Events gpusync holds references to (tests observe it). */
     static int tracked() {
-        return REFS.size();
+        return process().refs.size();
     }
 
     /** gpusync's references to {@code event} (tests observe it). */
     static int references(MemorySegment event) {
-        Ref r = REFS.get(event.address());
+        Ref r = process().refs.get(event.address());
         if (r == null) {
             return 0;
         }
@@ -270,8 +280,8 @@ final class ClEventRelease {
         r.refs = 0;
         r.held = false;
         r.gone = true;
-        REFS.remove(r.event.address(), r);
-        WATCHED.remove(r);
+        process().refs.remove(r.event.address(), r);
+        process().watched.remove(r);
         releaseNative(r);
         return waitsOn;
     }
@@ -285,10 +295,11 @@ final class ClEventRelease {
     }
 
     private static void watch(Ref r) {
-        WATCHED.add(r);
-        sweepMillis = SWEEP_MILLIS_MIN;
-        if (SWEEP_SCHEDULED.compareAndSet(false, true)) {
-            Housekeeping.schedule(ClEventRelease::sweep, sweepMillis, TimeUnit.MILLISECONDS);
+        ClEventRelease p = process();
+        p.watched.add(r);
+        p.sweepMillis = SWEEP_MILLIS_MIN;
+        if (p.sweepScheduled.compareAndSet(false, true)) {
+            Housekeeping.schedule(ClEventRelease::sweep, p.sweepMillis, TimeUnit.MILLISECONDS);
         }
     }
 
@@ -298,14 +309,15 @@ final class ClEventRelease {
      * last reference is held, that too.
      */
     private static void sweep() {
+        ClEventRelease p = process();
         boolean changed = false;
         try {
-            for (Ref r : WATCHED) {
+            for (Ref r : p.watched) {
                 List<Ref> waitsOn;
                 int status;
                 synchronized (r) {
                     if (r.gone) {
-                        WATCHED.remove(r);
+                        process().watched.remove(r);
                         continue;
                     }
                     r.pinned = true;
@@ -329,7 +341,7 @@ final class ClEventRelease {
                             released.addAll(releaseLast(r));
                             changed = true;
                         } else if (!r.held && (r.waitsOn == null || r.waitsOn.isEmpty())) {
-                            WATCHED.remove(r);
+                            process().watched.remove(r);
                         }
                     }
                     released.forEach(ClEventRelease::drop);
@@ -338,10 +350,10 @@ final class ClEventRelease {
         } catch (Throwable t) {
             LOG.log(System.Logger.Level.ERROR, "OpenCL release sweep failed", t);
         } finally {
-            sweepMillis = changed ? SWEEP_MILLIS_MIN : Math.min(SWEEP_MILLIS_MAX, sweepMillis * 2);
-            SWEEP_SCHEDULED.set(false);
-            if (!WATCHED.isEmpty() && SWEEP_SCHEDULED.compareAndSet(false, true)) {
-                Housekeeping.schedule(ClEventRelease::sweep, sweepMillis, TimeUnit.MILLISECONDS);
+            p.sweepMillis = changed ? SWEEP_MILLIS_MIN : Math.min(SWEEP_MILLIS_MAX, p.sweepMillis * 2);
+            p.sweepScheduled.set(false);
+            if (!p.watched.isEmpty() && p.sweepScheduled.compareAndSet(false, true)) {
+                Housekeeping.schedule(ClEventRelease::sweep, p.sweepMillis, TimeUnit.MILLISECONDS);
             }
         }
     }

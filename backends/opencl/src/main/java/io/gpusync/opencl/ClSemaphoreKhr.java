@@ -3,6 +3,7 @@ package io.gpusync.opencl;
 import io.gpusync.BackendKind;
 import io.gpusync.SyncNotSupportedException;
 import io.gpusync.bindings.opencl.OpenCl;
+import io.gpusync.internal.ProcessServices;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -32,7 +33,6 @@ final class ClSemaphoreKhr {
     private static final int CL_QUEUE_DEVICE = 0x1091;
 
     private static final Linker LINKER = Linker.nativeLinker();
-    private static final ConcurrentHashMap<Long, ClSemaphoreKhr> BY_PLATFORM = new ConcurrentHashMap<>();
 
     final MethodHandle create;   // cl_semaphore_khr (cl_context, const cl_semaphore_properties_khr*, cl_int*)
     final MethodHandle waitFor;  // cl_int (queue, cl_uint, const sema*, const payload*, cl_uint, const cl_event*, cl_event*)
@@ -65,7 +65,16 @@ final class ClSemaphoreKhr {
                     + " (its extensions: " + extensions.trim() + ")");
         }
         MemorySegment platform = devicePlatform(device);
-        return BY_PLATFORM.computeIfAbsent(platform.address(), p -> new ClSemaphoreKhr(platform));
+        return ByPlatform.process().resolved.computeIfAbsent(platform.address(), p -> new ClSemaphoreKhr(platform));
+    }
+
+    /** The entry points resolved in this process, by platform: a {@link ProcessServices} service. */
+    private static final class ByPlatform {
+        final ConcurrentHashMap<Long, ClSemaphoreKhr> resolved = new ConcurrentHashMap<>();
+
+        static ByPlatform process() {
+            return ProcessServices.get().service(ByPlatform.class, ByPlatform::new);
+        }
     }
 
     /** The device of {@code queue} ({@code clGetCommandQueueInfo(CL_QUEUE_DEVICE)}). */

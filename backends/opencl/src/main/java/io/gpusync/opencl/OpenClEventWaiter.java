@@ -38,9 +38,9 @@ import java.util.Objects;
  * the driver's callback list until the event is released. An engine that waits in short slices would pile
  * those up, one per slice. The honest advertisement is therefore {@link SignalCallbackWaiter}, which the
  * engine prefers anyway (one registration per wait, no thread), plus {@link io.gpusync.spi.CheapProbe}: a
- * status query is a {@code clGetEventInfo} with no system call (22–56 ns on PoCL), so the engine spins on it
- * for its spin budget first — on the H200, NVIDIA's driver delivers callbacks ~130 µs after completion while
- * a status probe sees it within microseconds.
+ * status query is a {@code clGetEventInfo} with no system call (tens of nanoseconds on PoCL), so the engine spins
+ * on it for its spin budget first: a driver may deliver callbacks well after a status probe sees the completion
+ * (NVIDIA's does, by about a hundred microseconds; see {@code benchmarks/RESULTS.md}).
  *
  * <p><b>Lifetime.</b> The waiter holds one OpenCL reference to the event through a {@link NativeAnchor}
  * (see {@link OpenClEvents} for owned versus borrowed handles); {@link #close()} drops this waiter's claim.

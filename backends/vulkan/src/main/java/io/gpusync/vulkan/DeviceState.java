@@ -3,6 +3,7 @@ package io.gpusync.vulkan;
 import io.gpusync.BackendKind;
 import io.gpusync.DeviceLostException;
 import io.gpusync.SyncException;
+import io.gpusync.internal.ProcessServices;
 import io.gpusync.kit.NativeAnchor;
 
 import java.lang.foreign.MemorySegment;
@@ -35,8 +36,6 @@ import static io.gpusync.vulkan.VkResults.hex;
  * waiters of the old state keep theirs until they are closed. Thread-safe.
  */
 final class DeviceState {
-    private static final Map<Long, DeviceState> SHARED = new HashMap<>(); // guarded by itself: states with open views
-    private static final Set<DeviceState> UNRELEASED = new HashSet<>(); // guarded by SHARED
 
     final DeviceFunctions fns;
     final NativeAnchor anchor;
@@ -64,6 +63,18 @@ final class DeviceState {
         this.views = NativeAnchor.adopt("views of " + description, new Retire(address, this));
     }
 
+    /** The device states of this process, a {@link ProcessServices} service: one per live {@code VkDevice}. */
+    private static final class Live {
+        /** States with open views, by device address. Guarded by this object, as is {@link #unreleased}. */
+        final Map<Long, DeviceState> shared = new HashMap<>();
+        /** States whose device has not been released yet. */
+        final Set<DeviceState> unreleased = new HashSet<>();
+
+        static Live process() {
+            return ProcessServices.get().service(Live.class, Live::new);
+        }
+    }
+
     /** A view's claims on a device state: the device itself, and its place among the open views. */
     record Acquired(DeviceState state, NativeAnchor.Claim claim, NativeAnchor.Claim viewClaim) {
         void close() {
@@ -79,19 +90,20 @@ final class DeviceState {
      * new state, replacing any stale entry for a reused address.
      */
     static Acquired acquire(Object view, Supplier<DeviceFunctions> resolver, long address, Runnable afterRelease) {
-        synchronized (SHARED) {
-            DeviceState existing = SHARED.get(address);
+        Live live = Live.process();
+        synchronized (live) {
+            DeviceState existing = live.shared.get(address);
             if (existing != null && afterRelease == null) {
                 Acquired shared = existing.tryClaim(view);
                 if (shared != null) {
                     return shared;
                 }
-                SHARED.remove(address, existing);
+                live.shared.remove(address, existing);
             }
             DeviceState state = new DeviceState(resolver.get(), afterRelease);
             Acquired acquired = state.tryClaim(view);
-            SHARED.put(address, state);
-            UNRELEASED.add(state);
+            live.shared.put(address, state);
+            live.unreleased.add(state);
             return acquired;
         }
     }
@@ -221,12 +233,13 @@ final class DeviceState {
                     }
                 }
             } finally {
-                synchronized (SHARED) {
-                    DeviceState s = SHARED.get(address);
+                Live live = Live.process();
+                synchronized (live) {
+                    DeviceState s = live.shared.get(address);
                     if (s != null && s.waitSet == waitSet) {
-                        SHARED.remove(address);
+                        live.shared.remove(address);
                     }
-                    UNRELEASED.removeIf(u -> u.waitSet == waitSet);
+                    live.unreleased.removeIf(u -> u.waitSet == waitSet);
                 }
                 if (afterRelease != null) {
                     afterRelease.run();
@@ -239,16 +252,18 @@ final class DeviceState {
     private record Retire(long address, DeviceState state) implements Runnable {
         @Override
         public void run() {
-            synchronized (SHARED) {
-                SHARED.remove(address, state);
+            Live live = Live.process();
+            synchronized (live) {
+                live.shared.remove(address, state);
             }
         }
     }
 
     /** For tests: whether gpusync tracks an unreleased state for {@code device}. */
     static boolean isLive(MemorySegment device) {
-        synchronized (SHARED) {
-            for (DeviceState s : UNRELEASED) {
+        Live live = Live.process();
+        synchronized (live) {
+            for (DeviceState s : live.unreleased) {
                 if (s.fns.device.address() == device.address() && !s.anchor.isReleased()) {
                     return true;
                 }

@@ -33,8 +33,8 @@ import static io.gpusync.vulkan.VkResults.hex;
  * identity: there is one instance per {@code VkDevice}. Thread-safe.
  *
  * <p><b>Cost on lavapipe.</b> A {@code WAIT_ANY} over two or more timeline semaphores busy-polls in
- * Mesa 22.3 (measured: ≈255 ms of CPU for a 300 ms slice, against 0.3 ms for a single-semaphore wait; the
- * wake-up semaphore makes every wait with a member a multi-wait) — most likely the common
+ * Mesa 22.3, where a single-semaphore wait blocks (the wake-up semaphore makes every wait with a member a
+ * multi-wait; figures in {@code benchmarks/RESULTS.md}) — most likely the common
  * {@code vk_sync} runtime's fallback for sync types that cannot wait on several objects at once. Drivers
  * backed by kernel sync objects block properly. Engines that serve lavapipe devices may prefer a blocking
  * thread per waiter ({@link io.gpusync.spi.BlockingWaiter}).

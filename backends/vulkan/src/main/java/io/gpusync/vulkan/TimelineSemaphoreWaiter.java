@@ -35,8 +35,8 @@ import static io.gpusync.vulkan.VkResults.hex;
  * blocked in that form on this device's timeline waiters leaves the driver: those of this waiter throw
  * {@link SyncTimeoutException}, the others wait again (on the companion's next value). The plain
  * {@link #await(Duration)} stays a one-semaphore wait that no wake reaches: a two-semaphore wait-any costs
- * CPU on lavapipe (Mesa 22.3 busy-polls it, see {@link DeviceWaitSet}; measured 0.39–0.70 s of CPU per
- * second blocked, against 0.02 s for one semaphore), a cost only an engine that needs the wake should pay.
+ * CPU on lavapipe (Mesa 22.3 busy-polls it, see {@link DeviceWaitSet}), a cost only an engine that needs the
+ * wake should pay.
  * Drivers backed by kernel sync objects block in both.
  *
  * <p>Thread-safe.

@@ -18,43 +18,45 @@ import java.util.Map;
  * waited on. Stateless and thread-safe.
  */
 final class VkResults {
-    private static final Map<Integer, String> NAMES = new HashMap<>();
+    private static final Map<Integer, String> NAMES = table();
 
-    static {
-        name(Vulkan.VK_SUCCESS(), "VK_SUCCESS");
-        name(Vulkan.VK_NOT_READY(), "VK_NOT_READY");
-        name(Vulkan.VK_TIMEOUT(), "VK_TIMEOUT");
-        name(Vulkan.VK_EVENT_SET(), "VK_EVENT_SET");
-        name(Vulkan.VK_EVENT_RESET(), "VK_EVENT_RESET");
-        name(Vulkan.VK_INCOMPLETE(), "VK_INCOMPLETE");
-        name(Vulkan.VK_SUBOPTIMAL_KHR(), "VK_SUBOPTIMAL_KHR");
-        name(Vulkan.VK_PIPELINE_COMPILE_REQUIRED(), "VK_PIPELINE_COMPILE_REQUIRED");
-        name(Vulkan.VK_ERROR_OUT_OF_HOST_MEMORY(), "VK_ERROR_OUT_OF_HOST_MEMORY");
-        name(Vulkan.VK_ERROR_OUT_OF_DEVICE_MEMORY(), "VK_ERROR_OUT_OF_DEVICE_MEMORY");
-        name(Vulkan.VK_ERROR_INITIALIZATION_FAILED(), "VK_ERROR_INITIALIZATION_FAILED");
-        name(Vulkan.VK_ERROR_DEVICE_LOST(), "VK_ERROR_DEVICE_LOST");
-        name(Vulkan.VK_ERROR_MEMORY_MAP_FAILED(), "VK_ERROR_MEMORY_MAP_FAILED");
-        name(Vulkan.VK_ERROR_LAYER_NOT_PRESENT(), "VK_ERROR_LAYER_NOT_PRESENT");
-        name(Vulkan.VK_ERROR_EXTENSION_NOT_PRESENT(), "VK_ERROR_EXTENSION_NOT_PRESENT");
-        name(Vulkan.VK_ERROR_FEATURE_NOT_PRESENT(), "VK_ERROR_FEATURE_NOT_PRESENT");
-        name(Vulkan.VK_ERROR_INCOMPATIBLE_DRIVER(), "VK_ERROR_INCOMPATIBLE_DRIVER");
-        name(Vulkan.VK_ERROR_TOO_MANY_OBJECTS(), "VK_ERROR_TOO_MANY_OBJECTS");
-        name(Vulkan.VK_ERROR_FORMAT_NOT_SUPPORTED(), "VK_ERROR_FORMAT_NOT_SUPPORTED");
-        name(Vulkan.VK_ERROR_FRAGMENTED_POOL(), "VK_ERROR_FRAGMENTED_POOL");
-        name(Vulkan.VK_ERROR_UNKNOWN(), "VK_ERROR_UNKNOWN");
-        name(Vulkan.VK_ERROR_OUT_OF_POOL_MEMORY(), "VK_ERROR_OUT_OF_POOL_MEMORY");
-        name(Vulkan.VK_ERROR_INVALID_EXTERNAL_HANDLE(), "VK_ERROR_INVALID_EXTERNAL_HANDLE");
-        name(Vulkan.VK_ERROR_FRAGMENTATION(), "VK_ERROR_FRAGMENTATION");
-        name(Vulkan.VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS(), "VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS");
-        name(Vulkan.VK_ERROR_SURFACE_LOST_KHR(), "VK_ERROR_SURFACE_LOST_KHR");
-        name(Vulkan.VK_ERROR_NATIVE_WINDOW_IN_USE_KHR(), "VK_ERROR_NATIVE_WINDOW_IN_USE_KHR");
-        name(Vulkan.VK_ERROR_OUT_OF_DATE_KHR(), "VK_ERROR_OUT_OF_DATE_KHR");
-        name(Vulkan.VK_ERROR_INCOMPATIBLE_DISPLAY_KHR(), "VK_ERROR_INCOMPATIBLE_DISPLAY_KHR");
-        name(Vulkan.VK_ERROR_VALIDATION_FAILED_EXT(), "VK_ERROR_VALIDATION_FAILED_EXT");
-        name(Vulkan.VK_ERROR_INVALID_SHADER_NV(), "VK_ERROR_INVALID_SHADER_NV");
-        name(Vulkan.VK_ERROR_NOT_PERMITTED_KHR(), "VK_ERROR_NOT_PERMITTED_KHR");
-        name(Vulkan.VK_ERROR_FULL_SCREEN_EXCLUSIVE_MODE_LOST_EXT(), "VK_ERROR_FULL_SCREEN_EXCLUSIVE_MODE_LOST_EXT");
-        name(Vulkan.VK_ERROR_COMPRESSION_EXHAUSTED_EXT(), "VK_ERROR_COMPRESSION_EXHAUSTED_EXT");
+    private static Map<Integer, String> table() {
+        Map<Integer, String> names = new HashMap<>(); // the first name of a code wins (aliases follow it)
+        names.putIfAbsent(Vulkan.VK_SUCCESS(), "VK_SUCCESS");
+        names.putIfAbsent(Vulkan.VK_NOT_READY(), "VK_NOT_READY");
+        names.putIfAbsent(Vulkan.VK_TIMEOUT(), "VK_TIMEOUT");
+        names.putIfAbsent(Vulkan.VK_EVENT_SET(), "VK_EVENT_SET");
+        names.putIfAbsent(Vulkan.VK_EVENT_RESET(), "VK_EVENT_RESET");
+        names.putIfAbsent(Vulkan.VK_INCOMPLETE(), "VK_INCOMPLETE");
+        names.putIfAbsent(Vulkan.VK_SUBOPTIMAL_KHR(), "VK_SUBOPTIMAL_KHR");
+        names.putIfAbsent(Vulkan.VK_PIPELINE_COMPILE_REQUIRED(), "VK_PIPELINE_COMPILE_REQUIRED");
+        names.putIfAbsent(Vulkan.VK_ERROR_OUT_OF_HOST_MEMORY(), "VK_ERROR_OUT_OF_HOST_MEMORY");
+        names.putIfAbsent(Vulkan.VK_ERROR_OUT_OF_DEVICE_MEMORY(), "VK_ERROR_OUT_OF_DEVICE_MEMORY");
+        names.putIfAbsent(Vulkan.VK_ERROR_INITIALIZATION_FAILED(), "VK_ERROR_INITIALIZATION_FAILED");
+        names.putIfAbsent(Vulkan.VK_ERROR_DEVICE_LOST(), "VK_ERROR_DEVICE_LOST");
+        names.putIfAbsent(Vulkan.VK_ERROR_MEMORY_MAP_FAILED(), "VK_ERROR_MEMORY_MAP_FAILED");
+        names.putIfAbsent(Vulkan.VK_ERROR_LAYER_NOT_PRESENT(), "VK_ERROR_LAYER_NOT_PRESENT");
+        names.putIfAbsent(Vulkan.VK_ERROR_EXTENSION_NOT_PRESENT(), "VK_ERROR_EXTENSION_NOT_PRESENT");
+        names.putIfAbsent(Vulkan.VK_ERROR_FEATURE_NOT_PRESENT(), "VK_ERROR_FEATURE_NOT_PRESENT");
+        names.putIfAbsent(Vulkan.VK_ERROR_INCOMPATIBLE_DRIVER(), "VK_ERROR_INCOMPATIBLE_DRIVER");
+        names.putIfAbsent(Vulkan.VK_ERROR_TOO_MANY_OBJECTS(), "VK_ERROR_TOO_MANY_OBJECTS");
+        names.putIfAbsent(Vulkan.VK_ERROR_FORMAT_NOT_SUPPORTED(), "VK_ERROR_FORMAT_NOT_SUPPORTED");
+        names.putIfAbsent(Vulkan.VK_ERROR_FRAGMENTED_POOL(), "VK_ERROR_FRAGMENTED_POOL");
+        names.putIfAbsent(Vulkan.VK_ERROR_UNKNOWN(), "VK_ERROR_UNKNOWN");
+        names.putIfAbsent(Vulkan.VK_ERROR_OUT_OF_POOL_MEMORY(), "VK_ERROR_OUT_OF_POOL_MEMORY");
+        names.putIfAbsent(Vulkan.VK_ERROR_INVALID_EXTERNAL_HANDLE(), "VK_ERROR_INVALID_EXTERNAL_HANDLE");
+        names.putIfAbsent(Vulkan.VK_ERROR_FRAGMENTATION(), "VK_ERROR_FRAGMENTATION");
+        names.putIfAbsent(Vulkan.VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS(), "VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS");
+        names.putIfAbsent(Vulkan.VK_ERROR_SURFACE_LOST_KHR(), "VK_ERROR_SURFACE_LOST_KHR");
+        names.putIfAbsent(Vulkan.VK_ERROR_NATIVE_WINDOW_IN_USE_KHR(), "VK_ERROR_NATIVE_WINDOW_IN_USE_KHR");
+        names.putIfAbsent(Vulkan.VK_ERROR_OUT_OF_DATE_KHR(), "VK_ERROR_OUT_OF_DATE_KHR");
+        names.putIfAbsent(Vulkan.VK_ERROR_INCOMPATIBLE_DISPLAY_KHR(), "VK_ERROR_INCOMPATIBLE_DISPLAY_KHR");
+        names.putIfAbsent(Vulkan.VK_ERROR_VALIDATION_FAILED_EXT(), "VK_ERROR_VALIDATION_FAILED_EXT");
+        names.putIfAbsent(Vulkan.VK_ERROR_INVALID_SHADER_NV(), "VK_ERROR_INVALID_SHADER_NV");
+        names.putIfAbsent(Vulkan.VK_ERROR_NOT_PERMITTED_KHR(), "VK_ERROR_NOT_PERMITTED_KHR");
+        names.putIfAbsent(Vulkan.VK_ERROR_FULL_SCREEN_EXCLUSIVE_MODE_LOST_EXT(), "VK_ERROR_FULL_SCREEN_EXCLUSIVE_MODE_LOST_EXT");
+        names.putIfAbsent(Vulkan.VK_ERROR_COMPRESSION_EXHAUSTED_EXT(), "VK_ERROR_COMPRESSION_EXHAUSTED_EXT");
+        return Map.copyOf(names);
     }
 
     static final int SUCCESS = Vulkan.VK_SUCCESS();
@@ -63,10 +65,6 @@ final class VkResults {
     static final int DEVICE_LOST = Vulkan.VK_ERROR_DEVICE_LOST();
 
     private VkResults() {
-    }
-
-    private static void name(int code, String name) {
-        NAMES.putIfAbsent(code, name);
     }
 
     /** The symbolic name of {@code code}, or {@code VkResult(<code>)} when it is not in the table. */

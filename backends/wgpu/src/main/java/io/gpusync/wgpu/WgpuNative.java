@@ -39,28 +39,32 @@ final class WgpuNative {
     }
 
     private static final class Loaded {
-        private static final Object POLL = load();
+        private static final Poll POLL = load();
+
+        /** {@code wgpuDevicePoll}, or why it cannot be had. */
+        private record Poll(MethodHandle handle, String unavailable) {
+        }
 
         static MethodHandle poll() {
-            if (POLL instanceof MethodHandle h) {
-                return h;
+            if (POLL.handle() != null) {
+                return POLL.handle();
             }
-            throw new SyncNotSupportedException(BackendKind.WGPU, "wgpu-native cannot be loaded: " + POLL
+            throw new SyncNotSupportedException(BackendKind.WGPU, "wgpu-native cannot be loaded: " + POLL.unavailable()
                     + " (set -D" + LIBRARY_PROPERTY + " to the path of libwgpu_native.so)");
         }
 
-        private static Object load() {
+        private static Poll load() {
             String name = library();
             try {
                 SymbolLookup lookup = SymbolLookup.libraryLookup(name, Arena.global());
                 MemorySegment fn = lookup.find("wgpuDevicePoll").orElse(null);
                 if (fn == null) {
-                    return name + " has no symbol wgpuDevicePoll";
+                    return new Poll(null, name + " has no symbol wgpuDevicePoll");
                 }
-                return Linker.nativeLinker().downcallHandle(fn, FunctionDescriptor.of(ValueLayout.JAVA_INT,
-                        ValueLayout.ADDRESS, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
+                return new Poll(Linker.nativeLinker().downcallHandle(fn, FunctionDescriptor.of(ValueLayout.JAVA_INT,
+                        ValueLayout.ADDRESS, ValueLayout.JAVA_INT, ValueLayout.ADDRESS)), null);
             } catch (IllegalArgumentException | IllegalCallerException e) {
-                return name + " is not installed (" + e.getMessage() + ")";
+                return new Poll(null, name + " is not installed (" + e.getMessage() + ")");
             }
         }
     }
