@@ -80,45 +80,45 @@ final class AdaptiveProbePass {
         for (int i = waits.size() - 1; i >= 0; i--) {
             PendingWait w = waits.get(i);
             boolean remove = w.isDone();
-            if (!remove && w.nextProbeNanos - now > 0) {
-                nextDue = Math.min(nextDue, w.nextProbeNanos);
+            if (!remove && w.polled.nextProbeNanos - now > 0) {
+                nextDue = Math.min(nextDue, w.polled.nextProbeNanos);
                 continue;
             }
             if (!remove) {
                 try {
                     if (w.waiter.isSignaled()) {
                         CompletionTimes t = source(w, sources);
-                        boolean learnsThemselves = w.learnsAfterHandOver == null;
+                        boolean learnsThemselves = w.polled.learnsAfterHandOver == null;
                         w.signalled(); // a watched wait records its own age there, if this call completed it
                         if (learnsThemselves) {
                             t.record(now - w.startNanos);
                         }
                         completions++;
                         remove = true;
-                    } else if (w.handOverTo != null && now - w.startNanos > w.handOverAfterNanos) {
+                    } else if (w.polled.handOverTo != null && now - w.startNanos > w.polled.handOverAfterNanos) {
                         CompletionTimes t = source(w, sources);
                         if (!holdsHandOver(t, now - w.startNanos)) {
-                            w.learnsAfterHandOver = t;
+                            w.polled.learnsAfterHandOver = t;
                             ProbePass.handOver(w);
-                            w.watched = true;
+                            w.polled.watched = true;
                         } // else inside a narrow window likely to see it signalled: no callback registered yet
                         if (w.isDone()) {
                             remove = true;
                         } else {
-                            w.nextProbeNanos = watchNext(w, t, now);
-                            nextDue = Math.min(nextDue, w.nextProbeNanos);
+                            w.polled.nextProbeNanos = watchNext(w, t, now);
+                            nextDue = Math.min(nextDue, w.polled.nextProbeNanos);
                         }
-                    } else if (w.watched) {
+                    } else if (w.polled.watched) {
                         CompletionTimes t = source(w, sources);
                         if (now - w.startNanos > watchUntil(t)) {
                             remove = true; // past its watch: the callback has it
                         } else {
-                            w.nextProbeNanos = watchNext(w, t, now);
-                            nextDue = Math.min(nextDue, w.nextProbeNanos);
+                            w.polled.nextProbeNanos = watchNext(w, t, now);
+                            nextDue = Math.min(nextDue, w.polled.nextProbeNanos);
                         }
                     } else {
                         long next = nextProbe(w, source(w, sources), now, spinBudget);
-                        w.nextProbeNanos = next;
+                        w.polled.nextProbeNanos = next;
                         if (cold != null && belongsCold(w, now, spinBudget)) {
                             cold.add(w); // probed with the other cold waits from now on
                             remove = true;
@@ -144,10 +144,10 @@ final class AdaptiveProbePass {
      * {@link #MAX_COLD}: completion is not likely soon, the wait goes with the cold list.
      */
     static boolean belongsCold(PendingWait w, long now, long spinBudget) {
-        if (w.handOverTo != null) {
+        if (w.polled.handOverTo != null) {
             return false;
         }
-        CompletionTimes t = w.probeTimes;
+        CompletionTimes t = w.polled.probeTimes;
         long age = now - w.startNanos;
         long over;
         if (t != null && t.learned()) {
@@ -187,7 +187,7 @@ final class AdaptiveProbePass {
                     } else {
                         long next = nextProbe(w, source(w, sources), now, spinBudget);
                         if (!belongsCold(w, now, spinBudget)) {
-                            w.nextProbeNanos = next;
+                            w.polled.nextProbeNanos = next;
                             active.add(w);
                             remove = true;
                         }
@@ -210,17 +210,17 @@ final class AdaptiveProbePass {
     }
 
     private static CompletionTimes source(PendingWait w, Map<Class<?>, CompletionTimes> sources) {
-        CompletionTimes t = w.probeTimes;
+        CompletionTimes t = w.polled.probeTimes;
         if (t == null) {
             t = sources.computeIfAbsent(w.waiter.getClass(), c -> new CompletionTimes());
-            w.probeTimes = t;
+            w.polled.probeTimes = t;
         }
         return t;
     }
 
     /** When to probe {@code w} next, having found it unsignalled at {@code now}. */
     static long nextProbe(PendingWait w, CompletionTimes times, long now, long spinBudget) {
-        if (w.handOverTo != null) {
+        if (w.polled.handOverTo != null) {
             return now; // spin-then-callback: spun on for its budget
         }
         long age = now - w.startNanos;

@@ -65,8 +65,10 @@ final class SpinThenPoll implements WaitStrategy {
                     callbacks.start(wait);
                     return;
                 }
-                wait.handOverAfterNanos = spinBudgetNanos;
-                wait.handOverTo = callbacks;
+                PollState polled = new PollState();
+                polled.handOverAfterNanos = spinBudgetNanos;
+                polled.handOverTo = callbacks;
+                wait.polled = polled;
                 probe.start(wait);
             }
 
@@ -87,6 +89,9 @@ final class SpinThenPoll implements WaitStrategy {
 
     @Override
     public void start(PendingWait wait) {
+        if (wait.polled == null) { // before the poller's queue publishes the wait to its thread
+            wait.polled = new PollState();
+        }
         pollers[Math.floorMod(next.getAndIncrement(), pollers.length)].add(wait);
     }
 

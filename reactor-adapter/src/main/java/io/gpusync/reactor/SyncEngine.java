@@ -2,12 +2,10 @@ package io.gpusync.reactor;
 
 import io.gpusync.ErrorKind;
 import io.gpusync.SyncCancelledException;
-import io.gpusync.SyncException;
 import io.gpusync.SyncInvalidArgumentException;
 import io.gpusync.SyncPoint;
 import io.gpusync.SyncTimeoutException;
 import io.gpusync.SyncWaiter;
-import io.gpusync.spi.CheapProbe;
 import io.gpusync.spi.Timeouts;
 import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
@@ -18,16 +16,10 @@ import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -79,58 +71,35 @@ import java.util.function.Supplier;
  * <p>Thread-safe.
  */
 public final class SyncEngine implements Disposable {
-    private static final AtomicInteger ENGINES = new AtomicInteger();
-    private static final System.Logger LOG = System.getLogger(SyncEngine.class.getName());
-
-    /** The sinks of every registry this engine is bound to ({@link EngineMetrics#NONE} while none). */
-    volatile EngineMetrics metrics = EngineMetrics.NONE;
-    /** Registries bound so far (identity), guarded by itself. */
-    private final Set<Object> boundRegistries = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-    private final LongAdder deviceLostFailures = new LongAdder();
-    private volatile DeviceLoss lastDeviceLost;
     private final String name;
     private final boolean shared;
-    private final Scheduler deliverOn;
-    private final Scheduler timer;
-    private final EngineLoops loops;
-    private final List<WaitStrategy> strategies = new ArrayList<>();
-    private final ConcurrentHashMap<Class<?>, WaitStrategy> strategyByClass = new ConcurrentHashMap<>();
     private final PendingWaits pending = new PendingWaits();
-    /** Timeouts on the default timer, one FIFO per distinct duration (see {@link TimeoutQueue}). */
-    private final ConcurrentHashMap<Long, TimeoutQueue> timeouts = new ConcurrentHashMap<>();
+    private final BoundMetrics metrics = new BoundMetrics();
+    private final DeviceLosses losses = new DeviceLosses();
+    private final EngineTimeouts timeouts;
+    private final WaitStrategies strategies;
     private final EngineDisposal disposal;
-    private final OutcomeSink outcomes = this::terminated;
+    private final EngineWaits waits;
 
     private SyncEngine(Builder b, boolean shared) {
-        this.name = b.name != null ? b.name : shared ? "default" : "engine" + ENGINES.incrementAndGet();
+        this.name = b.name != null ? b.name : shared ? "default" : EngineNames.inThisProcess().next();
         this.shared = shared;
-        this.deliverOn = b.deliverOn;
-        this.timer = b.timer;
         EngineThreads threads = new EngineThreads(name);
+        EngineLoops loops;
         // Netty's classes are touched only through NettyLoops, and only when Netty 4.2 with epoll is there
         if (b.eventLoopGroup != null) {
-            this.loops = NettyLoops.shared(b.eventLoopGroup);
+            loops = NettyLoops.shared(b.eventLoopGroup);
         } else if (!b.jdkLoops && NettyPresence.epollUsable()) {
-            this.loops = NettyLoops.own(b.eventLoopThreads, threads.role("loop"));
+            loops = NettyLoops.own(b.eventLoopThreads, threads.role("loop"));
         } else {
-            this.loops = new JdkLoops(b.eventLoopThreads, threads.role("loop"));
+            loops = new JdkLoops(b.eventLoopThreads, threads.role("loop"));
         }
         // no idle strategy given: the adaptive scheduler (per-source learned completion times, AdaptiveProbePass)
-        Supplier<IdleStrategy> idle = b.idleStrategy;
-        SpinThenPoll probe = new SpinThenPoll(b.pollerThreads, idle, b.spinBudget.toNanos(),
-                threads.role("poller"));
-        CallbackStrategy callbacks = new CallbackStrategy(loops);
-        strategies.add(probe.spinThenCallback(b.spinBudget.toNanos(), callbacks));
-        strategies.add(callbacks);
-        WaitStrategy epoll = loops.fdWatcher();
-        if (epoll != null) {
-            strategies.add(epoll);
-        }
-        strategies.add(new WaitSetStrategy(b.blockingSlice, threads.role("waitset")));
-        strategies.add(new WaiterPool(b.waiterThreads, b.blockingSlice, Duration.ofSeconds(30),
-                threads.role("waiter"), probe));
-        strategies.add(probe);
-        this.disposal = new EngineDisposal(name, pending, timeouts.values(), strategies, loops, threads);
+        this.strategies = new WaitStrategies(loops, threads, b.pollerThreads, b.idleStrategy, b.spinBudget,
+                b.blockingSlice, b.waiterThreads);
+        this.timeouts = new EngineTimeouts(b.timer);
+        this.disposal = new EngineDisposal(name, pending, timeouts, strategies.all(), loops, threads);
+        this.waits = new EngineWaits(name, strategies, pending, timeouts, metrics, losses, disposal, b.deliverOn);
         if (b.meterRegistry != null) {
             new GpuSyncMetrics(this).bindTo((io.micrometer.core.instrument.MeterRegistry) b.meterRegistry);
         }
@@ -170,7 +139,7 @@ public final class SyncEngine implements Disposable {
         if (timeout.isNegative()) {
             return invalidTimeout(timeout);
         }
-        return new WaitMono(this, waiter, timeout);
+        return WaitMono.of(this, waiter, timeout);
     }
 
     /**
@@ -191,7 +160,7 @@ public final class SyncEngine implements Disposable {
         for (SyncPoint p : members) {
             waits.add(await(p, timeout));
         }
-        return waits.isEmpty() ? Mono.empty() : new WaitGroupMono(waits, WaitGroupMono.Mode.ALL);
+        return waits.isEmpty() ? Mono.empty() : WaitGroupMono.of(waits, WaitGroupMono.Mode.ALL);
     }
 
     /**
@@ -217,7 +186,7 @@ public final class SyncEngine implements Disposable {
         for (SyncPoint p : members) {
             waits.add(await(p, timeout));
         }
-        return new WaitGroupMono(waits, WaitGroupMono.Mode.ANY);
+        return WaitGroupMono.of(waits, WaitGroupMono.Mode.ANY);
     }
 
     /**
@@ -316,7 +285,7 @@ public final class SyncEngine implements Disposable {
         if (timeout.isNegative()) {
             return flux -> SyncEngine.<T>invalidTimeout(timeout).flux();
         }
-        return flux -> new FluxAwaitEach<>(flux, this, pointOf, maxInFlight, timeout, ordered);
+        return flux -> FluxAwaitEach.of(flux, this, pointOf, maxInFlight, timeout, ordered);
     }
 
     /**
@@ -340,12 +309,12 @@ public final class SyncEngine implements Disposable {
         if (members.isEmpty()) {
             return Mono.error(() -> new SyncInvalidArgumentException(null, "awaitFirst needs at least one point"));
         }
-        return new MonoAwaitFirst(this, List.copyOf(members), timeout);
+        return MonoAwaitFirst.of(this, List.copyOf(members), timeout);
     }
 
     /** The path a wait on {@code waiter} takes in this engine (before any overflow to the probe path). */
     public WaitPath pathFor(SyncWaiter waiter) {
-        return strategyFor(waiter).path();
+        return strategies.of(waiter).path();
     }
 
     /** Waits started and not yet terminated. */
@@ -358,9 +327,7 @@ public final class SyncEngine implements Disposable {
      * lost ({@link io.gpusync.DeviceLostException} or any {@link ErrorKind#FATAL} error). Never blocks.
      */
     public EngineHealth health() {
-        DeviceLoss last = lastDeviceLost;
-        return new EngineHealth(name, pending.size(), deviceLostFailures.sum(), last != null ? last.error : null,
-                last != null ? last.at : null, disposal.isDisposed());
+        return losses.health(name, pending.size(), disposal.isDisposed());
     }
 
     /**
@@ -368,25 +335,7 @@ public final class SyncEngine implements Disposable {
      * that registry; see {@link GpuSyncMetrics}.
      */
     void bindMetrics(Object registry, Supplier<EngineMetrics> sink) {
-        synchronized (boundRegistries) {
-            if (!boundRegistries.add(registry)) {
-                return;
-            }
-            EngineMetrics added = sink.get();
-            EngineMetrics before = metrics;
-            metrics = before == EngineMetrics.NONE ? added : EngineMetrics.both(before, added);
-        }
-    }
-
-    /** Counts a wait that failed with {@code error} for {@link #health()}. */
-    private void failedWith(Throwable error) {
-        if (error instanceof SyncException se && se.kind() == ErrorKind.FATAL) {
-            lastDeviceLost = new DeviceLoss(se, Instant.now());
-            deviceLostFailures.increment();
-        }
-    }
-
-    private record DeviceLoss(SyncException error, Instant at) {
+        metrics.bind(registry, sink);
     }
 
     /** This engine's name (its threads are named {@code gpusync-<name>-…}). */
@@ -394,192 +343,14 @@ public final class SyncEngine implements Disposable {
         return name;
     }
 
-    private WaitStrategy strategyFor(SyncWaiter waiter) {
-        return strategyByClass.computeIfAbsent(waiter.getClass(), c -> strategies.stream()
-                .filter(s -> s.accepts(waiter)).findFirst().orElseThrow());
-    }
-
+    /** Starts one wait for {@code actual}: how every operator of this engine waits (see {@link EngineWaits}). */
     void subscribe(SyncWaiter waiter, Duration timeout, CoreSubscriber<? super Void> actual) {
-        if (disposal.isDisposed()) {
-            actual.onSubscribe(Operators.emptySubscription());
-            signal(actual, new SyncCancelledException("engine " + name + " is disposed"));
-            return;
-        }
-        WaitStrategy strategy = strategyFor(waiter);
-        // one probe first: an already-signalled point costs no registration at all. Not here for a blocking
-        // waiter whose probe is not declared cheap (an EGL/GL sync binds a context to probe): the subscribing
-        // thread may be an event loop or a Reactor parallel thread; the waiter pool makes the first probe.
-        if (probesAtSubscription(waiter, strategy)) {
-            boolean signalled;
-            Throwable error = null;
-            try {
-                signalled = waiter.isSignaled();
-                if (!signalled && timeout.isZero()) {
-                    error = new SyncTimeoutException(waiter.backend(), waiter + " not signalled (probe)");
-                }
-            } catch (Throwable e) {
-                signalled = false;
-                error = e;
-            }
-            if (signalled || error != null) { // answered at once: no wait to register
-                EngineMetrics metrics = this.metrics;
-                if (signalled) {
-                    metrics.completed(WaitPath.IMMEDIATE, 0);
-                } else if (error instanceof SyncTimeoutException) {
-                    metrics.timedOut(WaitPath.IMMEDIATE);
-                } else {
-                    failedWith(error);
-                    metrics.failed(WaitPath.IMMEDIATE, error);
-                }
-                actual.onSubscribe(Operators.emptySubscription());
-                signal(actual, error);
-                return;
-            }
-        }
-        PendingWait wait = new PendingWait(outcomes, waiter, timeout, actual, strategy);
-        pending.add(wait);
-        try {
-            actual.onSubscribe(wait);
-        } catch (Throwable e) {
-            wait.cancel(); // free it: the subscriber never got hold of the wait
-            throw e;
-        }
-        if (disposal.isDisposed()) {
-            wait.engineDisposed();
-            return;
-        }
-        try {
-            strategy.start(wait); // first, so that probing begins before the timer's bookkeeping
-        } catch (Throwable e) {
-            wait.failed(e);
-            return;
-        }
-        if (!Timeouts.isForever(timeout) && !timeout.isZero() && !wait.isDone()) {
-            long nanos = timeout.toNanos();
-            Scheduler s = timer != null ? timer : Schedulers.parallel();
-            TimeoutQueue queue = timer == null ? timeoutQueue(nanos, s) : null;
-            if (queue != null) {
-                queue.add(wait);
-                return;
-            }
-            try {
-                wait.setTimer(s.schedule(wait, nanos, TimeUnit.NANOSECONDS));
-            } catch (RuntimeException rejected) {
-                wait.failed(rejected);
-            }
-        }
-    }
-
-    /**
-     * The queue of waits with this timeout on the default timer {@code s} (a new queue when {@code s} replaced
-     * the scheduler of the last one), or {@code null} past {@value #MAX_TIMEOUT_QUEUES} distinct durations: those
-     * waits get a task each on {@code s}.
-     */
-    private TimeoutQueue timeoutQueue(long nanos, Scheduler s) {
-        TimeoutQueue q = timeouts.get(nanos);
-        if (q == null && timeouts.size() < MAX_TIMEOUT_QUEUES) {
-            q = timeouts.computeIfAbsent(nanos, d -> new TimeoutQueue(d, s));
-        } else if (q != null && q.scheduler() != s) {
-            // the default timer was replaced (Reactor's virtual time, Schedulers.resetFactory): a queue on the new
-            // one; the old queue still times out the waits it holds on its own timer
-            TimeoutQueue fresh = new TimeoutQueue(nanos, s);
-            q = timeouts.replace(nanos, q, fresh) ? fresh : timeouts.get(nanos);
-        }
-        return q != null && q.scheduler() == s ? q : null;
+        waits.subscribe(waiter, timeout, actual);
     }
 
     /** Waits held by the timeout queues of the default timer (active, or terminated and not yet dropped). */
     int timeoutsHeld() {
-        int held = 0;
-        for (TimeoutQueue q : timeouts.values()) {
-            held += q.held();
-        }
-        return held;
-    }
-
-    private static final int MAX_TIMEOUT_QUEUES = 64;
-
-    private static boolean probesAtSubscription(SyncWaiter waiter, WaitStrategy strategy) {
-        return strategy.path() != WaitPath.BLOCKING || waiter instanceof CheapProbe;
-    }
-
-    /**
-     * The engine's side of the termination protocol ({@link PendingWait}): forget the wait, count it, and
-     * signal its subscriber — in place, or on {@code deliverOn}; if that scheduler refuses the task, in place
-     * (the outcome is never lost). Never throws.
-     */
-    private void terminated(PendingWait wait, Throwable outcome) {
-        pending.remove(wait);
-        CoreSubscriber<? super Void> actual = wait.takeSubscriber();
-        if (outcome != null && outcome != PendingWait.CANCELLED && !(outcome instanceof SyncTimeoutException)) {
-            failedWith(outcome);
-        }
-        EngineMetrics metrics = this.metrics;
-        if (metrics == EngineMetrics.NONE && deliverOn == null) {
-            // the burst path: no clock read, no task object — signal in place
-            if (outcome != PendingWait.CANCELLED) {
-                signal(actual, outcome);
-            }
-            return;
-        }
-        long seen = System.nanoTime();
-        WaitPath path = wait.path();
-        try {
-            if (outcome == PendingWait.CANCELLED) {
-                metrics.cancelled(path);
-                return;
-            } else if (outcome == null) {
-                metrics.completed(path, seen - wait.startNanos);
-            } else if (outcome instanceof SyncTimeoutException) {
-                metrics.timedOut(path);
-            } else {
-                metrics.failed(path, outcome);
-            }
-        } catch (Throwable e) {
-            LOG.log(System.Logger.Level.WARNING, "engine metrics failed", e);
-        }
-        Runnable delivery = () -> {
-            if (outcome == null) {
-                try {
-                    metrics.delivered(path, System.nanoTime() - seen);
-                } catch (Throwable e) {
-                    LOG.log(System.Logger.Level.WARNING, "engine metrics failed", e);
-                }
-            }
-            signal(actual, outcome);
-        };
-        if (deliverOn == null) {
-            delivery.run();
-            return;
-        }
-        try {
-            deliverOn.schedule(delivery);
-        } catch (Throwable rejected) { // a bounded or disposed scheduler: deliver here rather than never
-            delivery.run();
-        }
-    }
-
-    /**
-     * Signals a terminal outcome ({@code null}: complete). A subscriber that throws from {@code onComplete}
-     * or {@code onError} has its exception sent where reactor-core sends it ({@link Operators#onErrorDropped})
-     * — never into the engine's thread, an event loop, a driver's thread or the thread that signalled.
-     */
-    static void signal(CoreSubscriber<? super Void> actual, Throwable outcome) {
-        try {
-            if (outcome == null) {
-                actual.onComplete();
-            } else {
-                actual.onError(outcome);
-            }
-        } catch (Throwable thrown) {
-            try {
-                Operators.onErrorDropped(thrown, actual.currentContext());
-            } catch (Throwable hookThrew) {
-                hookThrew.addSuppressed(thrown);
-                LOG.log(System.Logger.Level.ERROR, "a subscriber's onComplete/onError threw, and so did the"
-                        + " onErrorDropped hook", hookThrew);
-            }
-        }
+        return timeouts.held();
     }
 
     /**
