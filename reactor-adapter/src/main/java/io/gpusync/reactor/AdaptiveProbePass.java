@@ -21,10 +21,9 @@ import java.util.Map;
  *       inside it — a quarter of a probe-only wait's interval. Whichever sees the signal first completes the
  *       wait; its age teaches the source either way.</li>
  * </ul>
- * (Why: a callback arrives late on some drivers — NVIDIA's OpenCL delivers {@code clSetEventCallback} 120–240 µs
- * after the status changes; a CUDA host function or BlockingSync event tens to a hundred µs — while a probe in the
- * right window sees a completion within µs. The coarse watch before the window keeps what the source learns
- * honest: ages seen by late callbacks alone would put the window after the completions it should surround.)
+ * (Why: on some drivers a callback arrives well after the status changes, while a probe in the right window sees
+ * the completion at once. The coarse watch before the window keeps what the source learns honest: ages seen by
+ * late callbacks alone would put the window after the completions it should surround.)
  * Cold intervals are powers of two of nanoseconds, and cold probe times multiples of their interval, so that
  * waits of similar ages are probed in the same pass (one wake-up of the poller for many of them).
  */
@@ -41,8 +40,8 @@ final class AdaptiveProbePass {
      * many times as late as it opens: for a source of widely spread times the poller would spin through most of
      * every wait, and the callback is the better deal. The window's own margins (¾ of the 5th percentile's bucket,
      * 1.25 × the 95th's bucket end, buckets a quarter of a power of two wide) make even a source of one fixed time
-     * up to ≈ 2.6 × as long as it opens; 8 leaves room for ≈ 3 × of real spread. (With 4, a 2 ms source on a
-     * loaded 2-core box was watched closely in only some runs: median wake 27–209 µs in LateCallbackWatchTest.)
+     * up to ≈ 2.6 × as long as it opens; 8 leaves room for ≈ 3 × of real spread, so that a loaded machine's jitter
+     * does not push a steady source out of close watching.
      */
     static final long WATCH_MAX_SPREAD = 8;
     /** A handed-over wait is watched (coarsely at least) until this age, or its source's window closes if later. */
@@ -50,11 +49,11 @@ final class AdaptiveProbePass {
     /** The share of a core the cold list may take: its probes and the poller's wake-up for them. */
     static final double COLD_SHARE = 0.004;
     /**
-     * What a poller's wake-up costs besides its probes (timed park, timer interrupt, context switches, cache refill):
-     * ≈ 60 µs of the poller's CPU time measured on a 2-core VM (2026-12-02), where a timer costs VM exits.
+     * What a poller's wake-up is assumed to cost besides its probes (timed park, timer interrupt, context
+     * switches, cache refill), in the poller's CPU time; a virtual machine, where a timer costs exits, is the bound.
      */
     static final long WAKE_NANOS = 60_000;
-    /** Bounds of the cold list's probe interval: 1 ms … 32 ms (in practice ≥ 15 ms: the wake-up estimate alone asks for that). */
+    /** Bounds of the cold list's probe interval: 1 ms … 32 ms. */
     static final long COLD_MIN_INTERVAL = 1_000_000;
     static final long COLD_MAX_INTERVAL = 32_000_000;
 

@@ -77,7 +77,7 @@ abstract class InnerWait implements CoreSubscriber<Void>, Scannable {
             return coordinator();
         }
         if (key == Attr.CANCELLED) {
-            return s == Operators.cancelledSubscription();
+            return s == Operators.cancelledSubscription() && !done;
         }
         if (key == Attr.TERMINATED) {
             return done;

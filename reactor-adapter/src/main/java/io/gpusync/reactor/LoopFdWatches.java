@@ -1,5 +1,6 @@
 package io.gpusync.reactor;
 
+import io.gpusync.internal.ProcessServices;
 import io.netty.channel.IoEventLoop;
 
 import java.util.HashMap;
@@ -16,7 +17,6 @@ import java.util.concurrent.ConcurrentHashMap;
  * once the loop has terminated, on the thread that reports its termination.
  */
 final class LoopFdWatches {
-    private static final ConcurrentHashMap<IoEventLoop, LoopFdWatches> BY_LOOP = new ConcurrentHashMap<>();
 
     final IoEventLoop loop;
     /** By the watched fd's number (the user's, not the watch's own duplicate); loop thread only. */
@@ -28,20 +28,32 @@ final class LoopFdWatches {
 
     /** The watches of {@code loop}; forgotten once the loop terminates. */
     static LoopFdWatches of(IoEventLoop loop) {
-        LoopFdWatches known = BY_LOOP.get(loop);
-        if (known != null) {
-            return known;
+        return ProcessServices.get().service(ByLoop.class, ByLoop::new).of(loop);
+    }
+
+    /**
+     * The watches of every epoll loop in the process that an engine has used (loops are shared across engines, so
+     * this is per process, held by {@link ProcessServices}). Thread-safe; a loop's entry goes when it terminates.
+     */
+    static final class ByLoop {
+        private final ConcurrentHashMap<IoEventLoop, LoopFdWatches> byLoop = new ConcurrentHashMap<>();
+
+        LoopFdWatches of(IoEventLoop loop) {
+            LoopFdWatches known = byLoop.get(loop);
+            if (known != null) {
+                return known;
+            }
+            LoopFdWatches created = new LoopFdWatches(loop);
+            known = byLoop.putIfAbsent(loop, created);
+            if (known != null) {
+                return known;
+            }
+            loop.terminationFuture().addListener(f -> {
+                byLoop.remove(loop, created);
+                created.loopTerminated();
+            });
+            return created;
         }
-        LoopFdWatches created = new LoopFdWatches(loop);
-        known = BY_LOOP.putIfAbsent(loop, created);
-        if (known != null) {
-            return known;
-        }
-        loop.terminationFuture().addListener(f -> {
-            BY_LOOP.remove(loop, created);
-            created.loopTerminated();
-        });
-        return created;
     }
 
     /** Ends the watches that the loop did not close as it shut down; after the loop's thread has finished. */

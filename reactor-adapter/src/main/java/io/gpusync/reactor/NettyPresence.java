@@ -41,8 +41,8 @@ final class NettyPresence {
         if (NettyLoops.epollAvailable()) {
             return true;
         }
-        if (deniedNativeAccess(NettyLoops.epollUnavailabilityCause()) && !warnedDenied) {
-            warnedDenied = true;
+        if (deniedNativeAccess(NettyLoops.epollUnavailabilityCause())
+                && NettyFindings.inThisProcess().warnedDeniedAccess.compareAndSet(false, true)) {
             System.getLogger(SyncEngine.class.getName()).log(System.Logger.Level.WARNING, "Netty's native epoll"
                     + " was denied native access, so gpusync's fd waits take the BLOCKING path instead of EPOLL."
                     + " Start java with --enable-native-access=ALL-UNNAMED (class path) or add io.netty.common to"
@@ -50,8 +50,6 @@ final class NettyPresence {
         }
         return false;
     }
-
-    private static volatile boolean warnedDenied;
 
     private static boolean deniedNativeAccess(Throwable error) {
         for (Throwable t = error; t != null && t.getCause() != t; t = t.getCause()) {

@@ -9,9 +9,6 @@ import reactor.core.scheduler.Schedulers;
  * running a Netty event executor, the engine's own loops included). Netty is looked at only when it is there.
  */
 final class NonBlockingThreads {
-    /** Whether netty-common is there (an old one without the methods used here counts as absent). */
-    private static volatile boolean nettyCommon = NettyPresence.COMMON;
-
     private NonBlockingThreads() {
     }
 
@@ -20,11 +17,12 @@ final class NonBlockingThreads {
         if (Schedulers.isInNonBlockingThread()) {
             return true;
         }
-        if (nettyCommon) {
+        NettyFindings netty = NettyFindings.inThisProcess();
+        if (netty.commonLinks) {
             try {
                 return NettyThreads.inEventLoop();
-            } catch (LinkageError tooOld) {
-                nettyCommon = false;
+            } catch (LinkageError tooOld) { // an old netty-common without the methods used here counts as absent
+                netty.commonLinks = false;
             }
         }
         return false;

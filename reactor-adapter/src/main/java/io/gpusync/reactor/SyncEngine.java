@@ -501,7 +501,7 @@ public final class SyncEngine implements Disposable {
         /**
          * Replaces the pollers' adaptive scheduling (the default: per-source learned completion times, see
          * {@link WaitPath#PROBE}) with a fixed idle strategy, one instance per poller thread — e.g.
-         * {@link BackoffIdleStrategy#defaults()} (the default before 2026-12), {@link BusySpinIdleStrategy};
+         * {@link BackoffIdleStrategy#defaults()}, {@link BusySpinIdleStrategy};
          * overrides {@link #spinBudget} for idling.
          */
         public Builder idleStrategy(Supplier<IdleStrategy> strategy) {

@@ -59,7 +59,7 @@ public enum WaitPath {
      * completion times past the spin budget stays on its poller through that window, with no callback registered
      * (for CUDA no host function, for OpenCL no {@code clSetEventCallback}), and is handed over only if the window
      * closes first; a handed-over wait is still probed now and then (a quarter of its age) for a few ms, so a late
-     * callback (NVIDIA's OpenCL: 120–240 µs) does not set its wake latency. Sources are waiter classes, per engine
+     * callback (some drivers deliver theirs well after the status changes) does not set its wake latency. Sources are waiter classes, per engine
      * poller thread. With a zero spin budget ({@code SyncEngine.Builder.spinBudget(Duration.ZERO)}) such waits go to
      * their callback at once and no poller touches them.
      */
