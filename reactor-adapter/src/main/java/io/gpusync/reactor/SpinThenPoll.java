@@ -201,7 +201,7 @@ final class SpinThenPoll implements WaitStrategy {
             idleParked = false;
         }
 
-        /** Below this a poller spins rather than parks (a timed park oversleeps by tens of µs). */
+        /** Below this a poller spins rather than parks (a timed park oversleeps by more than a short wait lasts). */
         private static final long SPIN_BELOW_NANOS = 50_000;
 
         private void runAdaptive() {
