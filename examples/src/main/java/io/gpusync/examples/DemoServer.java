@@ -8,7 +8,6 @@ import io.gpusync.examples.device.Work;
 import io.gpusync.reactor.GpuSync;
 import io.gpusync.reactor.GpuSyncMetrics;
 import io.gpusync.reactor.SyncEngine;
-import io.gpusync.reactor.SyncEngineBuilder;
 import io.gpusync.reactor.WaitPath;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
@@ -139,7 +138,7 @@ public final class DemoServer implements AutoCloseable {
         this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         // The engine's fd watches and driver-callback hand-offs run on the server's own epoll loops.
         EventLoopGroup serverLoops = loops.onServer(true);
-        SyncEngineBuilder builder = GpuSync.builder().name("demo");
+        SyncEngine.Builder builder = GpuSync.builder().name("demo");
         boolean shares;
         try {
             builder.eventLoopGroup(serverLoops); // refused unless they are Netty 4.2 native epoll loops

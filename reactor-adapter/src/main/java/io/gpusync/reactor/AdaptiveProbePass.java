@@ -21,10 +21,9 @@ import java.util.Map;
  *       inside it — a quarter of a probe-only wait's interval. Whichever sees the signal first completes the
  *       wait; its age teaches the source either way.</li>
  * </ul>
- * (Why: a callback arrives late on some drivers — an OpenCL {@code clSetEventCallback}, a CUDA stream callback or
- * BlockingSync event can come long after the status changed — while a probe in the right window sees the
- * completion at once. The coarse watch before the window keeps what the source learns
- * honest: ages seen by late callbacks alone would put the window after the completions it should surround.)
+ * (Why: on some drivers a callback arrives well after the status changes, while a probe in the right window sees
+ * the completion at once. The coarse watch before the window keeps what the source learns honest: ages seen by
+ * late callbacks alone would put the window after the completions it should surround.)
  * Cold intervals are powers of two of nanoseconds, and cold probe times multiples of their interval, so that
  * waits of similar ages are probed in the same pass (one wake-up of the poller for many of them).
  */
@@ -41,8 +40,8 @@ final class AdaptiveProbePass {
      * many times as late as it opens: for a source of widely spread times the poller would spin through most of
      * every wait, and the callback is the better deal. The window's own margins (¾ of the 5th percentile's bucket,
      * 1.25 × the 95th's bucket end, buckets a quarter of a power of two wide) make even a source of one fixed time
-     * up to ≈ 2.6 × as long as it opens; 8 leaves room for ≈ 3 × of real spread (with 4, a source of one fixed
-     * time on a loaded machine was not always watched closely).
+     * up to ≈ 2.6 × as long as it opens; 8 leaves room for ≈ 3 × of real spread, so that a loaded machine's jitter
+     * does not push a steady source out of close watching.
      */
     static final long WATCH_MAX_SPREAD = 8;
     /** A handed-over wait is watched (coarsely at least) until this age, or its source's window closes if later. */
@@ -50,11 +49,11 @@ final class AdaptiveProbePass {
     /** The share of a core the cold list may take: its probes and the poller's wake-up for them. */
     static final double COLD_SHARE = 0.004;
     /**
-     * What a poller's wake-up costs besides its probes (timed park, timer interrupt, context switches, cache refill),
-     * in the poller's CPU time: an estimate on the high side, as on a virtual machine, where a timer costs VM exits.
+     * What a poller's wake-up is assumed to cost besides its probes (timed park, timer interrupt, context
+     * switches, cache refill), in the poller's CPU time; a virtual machine, where a timer costs exits, is the bound.
      */
     static final long WAKE_NANOS = 60_000;
-    /** Bounds of the cold list's probe interval: 1 ms … 32 ms (in practice ≥ 15 ms: the wake-up estimate alone asks for that). */
+    /** Bounds of the cold list's probe interval: 1 ms … 32 ms. */
     static final long COLD_MIN_INTERVAL = 1_000_000;
     static final long COLD_MAX_INTERVAL = 32_000_000;
 
@@ -80,45 +79,45 @@ final class AdaptiveProbePass {
         for (int i = waits.size() - 1; i >= 0; i--) {
             PendingWait w = waits.get(i);
             boolean remove = w.isDone();
-            if (!remove && w.nextProbeNanos - now > 0) {
-                nextDue = Math.min(nextDue, w.nextProbeNanos);
+            if (!remove && w.polled.nextProbeNanos - now > 0) {
+                nextDue = Math.min(nextDue, w.polled.nextProbeNanos);
                 continue;
             }
             if (!remove) {
                 try {
                     if (w.waiter.isSignaled()) {
                         CompletionTimes t = source(w, sources);
-                        boolean learnsThemselves = w.learnsAfterHandOver == null;
+                        boolean learnsThemselves = w.polled.learnsAfterHandOver == null;
                         w.signalled(); // a watched wait records its own age there, if this call completed it
                         if (learnsThemselves) {
                             t.record(now - w.startNanos);
                         }
                         completions++;
                         remove = true;
-                    } else if (w.handOverTo != null && now - w.startNanos > w.handOverAfterNanos) {
+                    } else if (w.polled.handOverTo != null && now - w.startNanos > w.polled.handOverAfterNanos) {
                         CompletionTimes t = source(w, sources);
                         if (!holdsHandOver(t, now - w.startNanos)) {
-                            w.learnsAfterHandOver = t;
+                            w.polled.learnsAfterHandOver = t;
                             ProbePass.handOver(w);
-                            w.watched = true;
+                            w.polled.watched = true;
                         } // else inside a narrow window likely to see it signalled: no callback registered yet
                         if (w.isDone()) {
                             remove = true;
                         } else {
-                            w.nextProbeNanos = watchNext(w, t, now);
-                            nextDue = Math.min(nextDue, w.nextProbeNanos);
+                            w.polled.nextProbeNanos = watchNext(w, t, now);
+                            nextDue = Math.min(nextDue, w.polled.nextProbeNanos);
                         }
-                    } else if (w.watched) {
+                    } else if (w.polled.watched) {
                         CompletionTimes t = source(w, sources);
                         if (now - w.startNanos > watchUntil(t)) {
                             remove = true; // past its watch: the callback has it
                         } else {
-                            w.nextProbeNanos = watchNext(w, t, now);
-                            nextDue = Math.min(nextDue, w.nextProbeNanos);
+                            w.polled.nextProbeNanos = watchNext(w, t, now);
+                            nextDue = Math.min(nextDue, w.polled.nextProbeNanos);
                         }
                     } else {
                         long next = nextProbe(w, source(w, sources), now, spinBudget);
-                        w.nextProbeNanos = next;
+                        w.polled.nextProbeNanos = next;
                         if (cold != null && belongsCold(w, now, spinBudget)) {
                             cold.add(w); // probed with the other cold waits from now on
                             remove = true;
@@ -144,10 +143,10 @@ final class AdaptiveProbePass {
      * {@link #MAX_COLD}: completion is not likely soon, the wait goes with the cold list.
      */
     static boolean belongsCold(PendingWait w, long now, long spinBudget) {
-        if (w.handOverTo != null) {
+        if (w.polled.handOverTo != null) {
             return false;
         }
-        CompletionTimes t = w.probeTimes;
+        CompletionTimes t = w.polled.probeTimes;
         long age = now - w.startNanos;
         long over;
         if (t != null && t.learned()) {
@@ -187,7 +186,7 @@ final class AdaptiveProbePass {
                     } else {
                         long next = nextProbe(w, source(w, sources), now, spinBudget);
                         if (!belongsCold(w, now, spinBudget)) {
-                            w.nextProbeNanos = next;
+                            w.polled.nextProbeNanos = next;
                             active.add(w);
                             remove = true;
                         }
@@ -210,17 +209,17 @@ final class AdaptiveProbePass {
     }
 
     private static CompletionTimes source(PendingWait w, Map<Class<?>, CompletionTimes> sources) {
-        CompletionTimes t = w.probeTimes;
+        CompletionTimes t = w.polled.probeTimes;
         if (t == null) {
             t = sources.computeIfAbsent(w.waiter.getClass(), c -> new CompletionTimes());
-            w.probeTimes = t;
+            w.polled.probeTimes = t;
         }
         return t;
     }
 
     /** When to probe {@code w} next, having found it unsignalled at {@code now}. */
     static long nextProbe(PendingWait w, CompletionTimes times, long now, long spinBudget) {
-        if (w.handOverTo != null) {
+        if (w.polled.handOverTo != null) {
             return now; // spin-then-callback: spun on for its budget
         }
         long age = now - w.startNanos;

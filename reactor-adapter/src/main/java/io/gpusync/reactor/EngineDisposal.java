@@ -2,7 +2,6 @@ package io.gpusync.reactor;
 
 import reactor.core.publisher.Mono;
 
-import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -18,14 +17,14 @@ final class EngineDisposal {
 
     private final String engine;
     private final PendingWaits pending;
-    private final Collection<TimeoutQueue> timeouts;
+    private final EngineTimeouts timeouts;
     private final List<WaitStrategy> strategies;
     private final EngineLoops loops;
     private final EngineThreads threads;
     private final AtomicBoolean started = new AtomicBoolean();
     private volatile boolean disposed;
 
-    EngineDisposal(String engine, PendingWaits pending, Collection<TimeoutQueue> timeouts,
+    EngineDisposal(String engine, PendingWaits pending, EngineTimeouts timeouts,
                    List<WaitStrategy> strategies, EngineLoops loops, EngineThreads threads) {
         this.engine = engine;
         this.pending = pending;
@@ -67,7 +66,7 @@ final class EngineDisposal {
         for (PendingWait w : pending.snapshot()) {
             w.engineDisposed();
         }
-        timeouts.forEach(TimeoutQueue::dispose);
+        timeouts.dispose();
         for (WaitStrategy s : strategies) {
             try {
                 s.shutdown();

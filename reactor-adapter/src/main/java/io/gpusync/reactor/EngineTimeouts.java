@@ -1,30 +1,40 @@
 package io.gpusync.reactor;
 
+import io.gpusync.spi.Timeouts;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
-import java.util.Collection;
+import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Times out an engine's waits: on the builder's {@code timer} with a task per wait, or, by default, on
- * {@link Schedulers#parallel()} (looked up per wait, so virtual time drives it) through one {@link TimeoutQueue}
- * per distinct duration. Thread-safe; never blocks.
+ * The timeouts of one engine's waits. On the default timer ({@link Schedulers#parallel()}, looked up per wait so
+ * that {@code StepVerifier.withVirtualTime} drives it) the waits that share a duration share one
+ * {@link TimeoutQueue}, so that a wait that terminates first costs its timeout nothing; on a timer given to the
+ * builder, or past {@value #MAX_QUEUES} distinct durations, each wait gets a task of its own.
+ *
+ * <p><b>Threading.</b> Thread-safe; never blocks beyond a queue's short lock. A timer that refuses a task fails
+ * the wait with the refusal.
  */
 final class EngineTimeouts {
-    /** Distinct durations that get a queue; waits with further durations get a task each. */
-    static final int MAX_QUEUES = 64;
+    private static final int MAX_QUEUES = 64;
 
-    private final Scheduler timer; // null: the default
+    /** The builder's timer, or {@code null}: the default timer. */
+    private final Scheduler timer;
+    /** Timeouts on the default timer, one FIFO per distinct duration. */
     private final ConcurrentHashMap<Long, TimeoutQueue> queues = new ConcurrentHashMap<>();
 
     EngineTimeouts(Scheduler timer) {
         this.timer = timer;
     }
 
-    /** Times {@code wait} out after {@code nanos}; a timer that refuses the task fails the wait. */
-    void arm(PendingWait wait, long nanos) {
+    /** Starts the timeout of {@code wait}, which has started (nothing for no timeout, a zero one or a done wait). */
+    void start(PendingWait wait, Duration timeout) {
+        if (Timeouts.isForever(timeout) || timeout.isZero() || wait.isDone()) {
+            return;
+        }
+        long nanos = timeout.toNanos();
         Scheduler s = timer != null ? timer : Schedulers.parallel();
         TimeoutQueue queue = timer == null ? queue(nanos, s) : null;
         if (queue != null) {
@@ -36,20 +46,6 @@ final class EngineTimeouts {
         } catch (RuntimeException rejected) {
             wait.failed(rejected);
         }
-    }
-
-    /** The queues, for disposal (a live view). */
-    Collection<TimeoutQueue> queues() {
-        return queues.values();
-    }
-
-    /** Waits held by the queues (active, or terminated and not yet dropped). */
-    int held() {
-        int held = 0;
-        for (TimeoutQueue q : queues.values()) {
-            held += q.held();
-        }
-        return held;
     }
 
     /**
@@ -67,5 +63,19 @@ final class EngineTimeouts {
             q = queues.replace(nanos, q, fresh) ? fresh : queues.get(nanos);
         }
         return q != null && q.scheduler() == s ? q : null;
+    }
+
+    /** Waits held by the queues (active, or terminated and not yet dropped); for tests. */
+    int held() {
+        int held = 0;
+        for (TimeoutQueue q : queues.values()) {
+            held += q.held();
+        }
+        return held;
+    }
+
+    /** Stops every queue's timer task (the engine's disposal terminates the waits themselves). */
+    void dispose() {
+        queues.values().forEach(TimeoutQueue::dispose);
     }
 }

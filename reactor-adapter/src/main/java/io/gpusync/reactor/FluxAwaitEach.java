@@ -13,6 +13,7 @@ import io.gpusync.SyncTimeoutException;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.Exceptions;
+import reactor.core.Scannable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxOperator;
 import reactor.core.publisher.Operators;
@@ -27,6 +28,8 @@ import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.Function;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
 /**
  * {@link SyncEngine#awaitEach} and {@link SyncEngine#awaitEachUnordered}: waits on the point of every item of
@@ -49,6 +52,9 @@ import java.util.function.Function;
  * (slot = sequence number mod capacity) for the ordered operator; for the unordered one, in slots taken from
  * a single-producer, single-consumer ring of free indices, completed items passing through a multi-producer
  * queue.
+ *
+ * <p>Scannable as the step {@code gpusync.awaitEach} or {@code gpusync.awaitEachUnordered} ({@code PREFETCH}: the
+ * most items in flight); its subscription answers as reactor-core's operators do, with the items in flight as inners.
  */
 final class FluxAwaitEach<T> extends FluxOperator<T, T> {
     private final SyncEngine engine;
@@ -65,6 +71,25 @@ final class FluxAwaitEach<T> extends FluxOperator<T, T> {
         this.maxInFlight = maxInFlight;
         this.timeout = timeout;
         this.ordered = ordered;
+    }
+
+    /** The stage over {@code source}, passed through Reactor's assembly hooks as reactor-core's operators are. */
+    static <T> Flux<T> of(Flux<? extends T> source, SyncEngine engine, Function<? super T, ? extends SyncPoint> pointOf,
+                          int maxInFlight, Duration timeout, boolean ordered) {
+        return onAssembly(new FluxAwaitEach<>(source, engine, pointOf, maxInFlight, timeout, ordered));
+    }
+
+    @Override
+    public Object scanUnsafe(Attr key) {
+        if (key == Attr.PREFETCH) {
+            return maxInFlight;
+        }
+        return key == Attr.RUN_STYLE ? Attr.RunStyle.ASYNC : super.scanUnsafe(key);
+    }
+
+    @Override
+    public String stepName() {
+        return ordered ? "gpusync.awaitEach" : "gpusync.awaitEachUnordered";
     }
 
     @Override
@@ -106,7 +131,7 @@ final class FluxAwaitEach<T> extends FluxOperator<T, T> {
     }
 
     /** One subscription: the subscriber of the source, the subscription of downstream, the drain loop. */
-    static final class Pipeline<T> implements CoreSubscriber<T>, Subscription {
+    static final class Pipeline<T> implements CoreSubscriber<T>, Subscription, Scannable {
         @SuppressWarnings("rawtypes")
         private static final AtomicIntegerFieldUpdater<Pipeline> WIP =
                 AtomicIntegerFieldUpdater.newUpdater(Pipeline.class, "wip");
@@ -144,7 +169,8 @@ final class FluxAwaitEach<T> extends FluxOperator<T, T> {
         // owned by the drain loop
         private long emitted;
         private long requestedUpstream;
-        private boolean terminated;
+        /** Downstream has been signalled (or the pipeline cancelled); volatile for {@link #scanUnsafe} only. */
+        private volatile boolean terminated;
 
         Pipeline(CoreSubscriber<? super T> actual, SyncEngine engine, Function<? super T, ? extends SyncPoint> pointOf,
                  int maxInFlight, Duration timeout, boolean ordered) {
@@ -164,6 +190,48 @@ final class FluxAwaitEach<T> extends FluxOperator<T, T> {
         @Override
         public Context currentContext() {
             return actual.currentContext();
+        }
+
+        @Override
+        public Object scanUnsafe(Attr key) {
+            if (key == Attr.PARENT) {
+                return upstream;
+            }
+            if (key == Attr.ACTUAL) {
+                return actual;
+            }
+            if (key == Attr.CANCELLED) {
+                return cancelled;
+            }
+            if (key == Attr.TERMINATED) {
+                return terminated && !cancelled;
+            }
+            if (key == Attr.ERROR) {
+                return error;
+            }
+            if (key == Attr.REQUESTED_FROM_DOWNSTREAM) {
+                return requested;
+            }
+            if (key == Attr.PREFETCH) {
+                return maxInFlight;
+            }
+            if (key == Attr.BUFFERED) {
+                return (int) Math.max(0, received - emitted);
+            }
+            if (key == Attr.RUN_STYLE) {
+                return Attr.RunStyle.ASYNC;
+            }
+            return null;
+        }
+
+        @Override
+        public Stream<? extends Scannable> inners() {
+            return IntStream.range(0, slots.length()).mapToObj(slots::get).filter(Objects::nonNull);
+        }
+
+        @Override
+        public String stepName() {
+            return ordered ? "gpusync.awaitEach" : "gpusync.awaitEachUnordered";
         }
 
         @Override
@@ -263,10 +331,13 @@ final class FluxAwaitEach<T> extends FluxOperator<T, T> {
             }
         }
 
-        /** The first error terminates: later ones are dropped. Cancels upstream and the other waits. */
+        /**
+         * The first error terminates: later ones are dropped ({@link InnerWait#lateError}). Cancels upstream and
+         * the other waits.
+         */
         private void fail(Throwable e) {
             if (!ERROR.compareAndSet(this, null, e)) {
-                Operators.onErrorDropped(e, actual.currentContext());
+                InnerWait.lateError(e, actual.currentContext());
                 return;
             }
             upstream.cancel();
@@ -467,18 +538,13 @@ final class FluxAwaitEach<T> extends FluxOperator<T, T> {
     }
 
     /** One item in flight: the subscriber of its engine wait. */
-    static final class Item<T> implements CoreSubscriber<Void> {
-        @SuppressWarnings("rawtypes")
-        private static final AtomicReferenceFieldUpdater<Item, Subscription> S =
-                AtomicReferenceFieldUpdater.newUpdater(Item.class, Subscription.class, "s");
-
+    static final class Item<T> extends InnerWait {
         private final Pipeline<T> parent;
         final SyncPoint point;
         final long seq;
         final int index;
         T value;
         volatile boolean signalled;
-        volatile Subscription s;
 
         Item(Pipeline<T> parent, T value, SyncPoint point, long seq, int index) {
             this.parent = parent;
@@ -494,28 +560,19 @@ final class FluxAwaitEach<T> extends FluxOperator<T, T> {
         }
 
         @Override
-        public void onSubscribe(Subscription subscription) {
-            Operators.setOnce(S, this, subscription); // a cancelled item cancels it at once
-        }
-
-        @Override
-        public void onNext(Void v) {
-            // Mono<Void>: no values
-        }
-
-        @Override
-        public void onComplete() {
+        void signalled() {
             signalled = true;
             parent.itemSignalled(this);
         }
 
         @Override
-        public void onError(Throwable t) {
-            parent.itemFailed(this, t);
+        void failed(Throwable error) {
+            parent.itemFailed(this, error);
         }
 
-        void cancel() {
-            Operators.terminate(S, this);
+        @Override
+        Object coordinator() {
+            return parent;
         }
     }
 }

@@ -55,8 +55,8 @@ public final class GpuSync {
     }
 
     /** A builder of independent engines. */
-    public static SyncEngineBuilder builder() {
-        return new SyncEngineBuilder();
+    public static SyncEngine.Builder builder() {
+        return new SyncEngine.Builder();
     }
 
     /** {@link SyncEngine#await(SyncPoint)} on the default engine (timeout {@link SyncPoint#DEFAULT_WAIT_TIMEOUT}). */

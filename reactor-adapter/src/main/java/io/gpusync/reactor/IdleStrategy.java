@@ -4,7 +4,7 @@ package io.gpusync.reactor;
  * What a poller thread of the spin-then-poll scheduler does between two probe passes over its pending
  * probe-only waits (in the spirit of Agrona's idle strategies). Each poller thread owns one instance, so
  * implementations need not be thread-safe; they are created by the supplier given to
- * {@link SyncEngineBuilder#idleStrategy}.
+ * {@link SyncEngine.Builder#idleStrategy}.
  *
  * <p>Without one, pollers schedule adaptively (per-source learned completion times; see {@link SpinThenPoll}).
  * Provided: {@link BackoffIdleStrategy} (spin while completions are imminent, then park with

@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * once the loop has terminated, on the thread that reports its termination.
  */
 final class LoopFdWatches {
+
     final IoEventLoop loop;
     /** By the watched fd's number (the user's, not the watch's own duplicate); loop thread only. */
     private final Map<Integer, FdWatch> byFd = new HashMap<>();
@@ -30,7 +31,10 @@ final class LoopFdWatches {
         return ProcessServices.get().service(ByLoop.class, ByLoop::new).of(loop);
     }
 
-    /** The watches of every epoll loop in the process that gpusync uses: a process service. */
+    /**
+     * The watches of every epoll loop in the process that an engine has used (loops are shared across engines, so
+     * this is per process, held by {@link ProcessServices}). Thread-safe; a loop's entry goes when it terminates.
+     */
     static final class ByLoop {
         private final ConcurrentHashMap<IoEventLoop, LoopFdWatches> byLoop = new ConcurrentHashMap<>();
 

@@ -1,18 +1,19 @@
 package io.gpusync.reactor;
 
 import io.gpusync.SyncPoint;
-import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.Exceptions;
+import reactor.core.Scannable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
 import reactor.util.context.Context;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
+import java.util.stream.Stream;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 
 /**
  * {@link SyncEngine#awaitFirst}: a race of engine waits that emits the point first signalled — the instance
@@ -20,9 +21,10 @@ import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
  * subscription, without demand; the winner is held until requested. A wait that fails is set aside while another
  * may still be signalled; when all have failed, the result fails with the failure that came first in time, the
  * others added to it as suppressed. Cancelling the result cancels every wait. Signals run on the thread of the
- * wait that decided the outcome. No lock: one compare-and-set decides the outcome.
+ * wait that decided the outcome. No lock: one compare-and-set decides the outcome. Scannable as the step
+ * {@code gpusync.awaitFirst}, its subscription with the member waits as inners.
  */
-final class MonoAwaitFirst extends Mono<SyncPoint> {
+final class MonoAwaitFirst extends Mono<SyncPoint> implements Scannable {
     private final SyncEngine engine;
     private final List<SyncPoint> points;
     private final Duration timeout;
@@ -31,6 +33,21 @@ final class MonoAwaitFirst extends Mono<SyncPoint> {
         this.engine = engine;
         this.points = points;
         this.timeout = timeout;
+    }
+
+    /** The race, passed through Reactor's assembly hooks as reactor-core's operators are. */
+    static Mono<SyncPoint> of(SyncEngine engine, List<SyncPoint> points, Duration timeout) {
+        return onAssembly(new MonoAwaitFirst(engine, points, timeout));
+    }
+
+    @Override
+    public Object scanUnsafe(Attr key) {
+        return key == Attr.RUN_STYLE ? Attr.RunStyle.ASYNC : null;
+    }
+
+    @Override
+    public String stepName() {
+        return "gpusync.awaitFirst";
     }
 
     @Override
@@ -125,15 +142,27 @@ final class MonoAwaitFirst extends Mono<SyncPoint> {
                 cancelMembers();
             }
         }
+
+        @Override
+        public Object scanUnsafe(Attr key) {
+            return key == Attr.RUN_STYLE ? Attr.RunStyle.ASYNC : super.scanUnsafe(key);
+        }
+
+        @Override
+        public Stream<? extends Scannable> inners() {
+            return Arrays.stream(members);
+        }
+
+        @Override
+        public String stepName() {
+            return "gpusync.awaitFirst";
+        }
     }
 
-    static final class Member implements CoreSubscriber<Void> {
-        private static final AtomicReferenceFieldUpdater<Member, Subscription> S =
-                AtomicReferenceFieldUpdater.newUpdater(Member.class, Subscription.class, "s");
-
+    /** One point's wait in the race. */
+    static final class Member extends InnerWait {
         private final Race race;
         final SyncPoint point;
-        volatile Subscription s;
 
         Member(Race race, SyncPoint point) {
             this.race = race;
@@ -146,27 +175,18 @@ final class MonoAwaitFirst extends Mono<SyncPoint> {
         }
 
         @Override
-        public void onSubscribe(Subscription subscription) {
-            Operators.setOnce(S, this, subscription);
-        }
-
-        @Override
-        public void onNext(Void v) {
-            // Mono<Void>: no values
-        }
-
-        @Override
-        public void onError(Throwable t) {
-            race.failed(t);
-        }
-
-        @Override
-        public void onComplete() {
+        void signalled() {
             race.signalled(this);
         }
 
-        void cancel() {
-            Operators.terminate(S, this);
+        @Override
+        void failed(Throwable error) {
+            race.failed(error);
+        }
+
+        @Override
+        Object coordinator() {
+            return race;
         }
     }
 }

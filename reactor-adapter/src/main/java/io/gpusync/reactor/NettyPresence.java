@@ -1,7 +1,6 @@
 package io.gpusync.reactor;
 
 import io.gpusync.SyncNotSupportedException;
-import io.gpusync.internal.ProcessServices;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -43,22 +42,13 @@ final class NettyPresence {
             return true;
         }
         if (deniedNativeAccess(NettyLoops.epollUnavailabilityCause())
-                && ProcessServices.get().service(DenialWarning.class, DenialWarning::new).first()) {
+                && NettyFindings.inThisProcess().warnedDeniedAccess.compareAndSet(false, true)) {
             System.getLogger(SyncEngine.class.getName()).log(System.Logger.Level.WARNING, "Netty's native epoll"
                     + " was denied native access, so gpusync's fd waits take the BLOCKING path instead of EPOLL."
                     + " Start java with --enable-native-access=ALL-UNNAMED (class path) or add io.netty.common to"
                     + " the --enable-native-access list of gpusync's modules (module path).");
         }
         return false;
-    }
-
-    /** Whether the denial of native access was logged yet in this process: a process service. */
-    static final class DenialWarning {
-        private final java.util.concurrent.atomic.AtomicBoolean logged = new java.util.concurrent.atomic.AtomicBoolean();
-
-        boolean first() {
-            return logged.compareAndSet(false, true);
-        }
     }
 
     private static boolean deniedNativeAccess(Throwable error) {
@@ -76,7 +66,7 @@ final class NettyPresence {
     }
 
     /**
-     * Checks a user's event loop group for {@link SyncEngineBuilder#eventLoopGroup}.
+     * Checks a user's event loop group for {@link SyncEngine.Builder#eventLoopGroup}.
      *
      * @throws SyncNotSupportedException unless it is a Netty 4.2 IoEventLoopGroup running epoll
      */

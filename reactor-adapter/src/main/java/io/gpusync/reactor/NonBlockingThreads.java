@@ -9,9 +9,6 @@ import reactor.core.scheduler.Schedulers;
  * running a Netty event executor, the engine's own loops included). Netty is looked at only when it is there.
  */
 final class NonBlockingThreads {
-    /** Whether netty-common is there (an old one without the methods used here counts as absent). */
-    private static final boolean NETTY_COMMON = NettyPresence.COMMON && linksToNetty();
-
     private NonBlockingThreads() {
     }
 
@@ -20,16 +17,15 @@ final class NonBlockingThreads {
         if (Schedulers.isInNonBlockingThread()) {
             return true;
         }
-        return NETTY_COMMON && NettyThreads.inEventLoop();
-    }
-
-    private static boolean linksToNetty() {
-        try {
-            NettyThreads.inEventLoop();
-            return true;
-        } catch (LinkageError tooOld) {
-            return false;
+        NettyFindings netty = NettyFindings.inThisProcess();
+        if (netty.commonLinks) {
+            try {
+                return NettyThreads.inEventLoop();
+            } catch (LinkageError tooOld) { // an old netty-common without the methods used here counts as absent
+                netty.commonLinks = false;
+            }
         }
+        return false;
     }
 
     /** The Netty side, in a class of its own: loaded only when netty-common (4.1 or 4.2) is on the class path. */

@@ -1,7 +1,7 @@
 package io.gpusync.reactor;
 
 /**
- * Where a terminated {@link PendingWait} reports its outcome: the {@link SyncEngine} (which forgets the wait,
+ * Where a terminated {@link PendingWait} reports its outcome: the engine's {@link EngineWaits} (which forgets the wait,
  * counts it and signals the subscriber), or a recorder in the concurrency tests.
  */
 interface OutcomeSink {

@@ -9,6 +9,7 @@ import io.gpusync.spi.Timeouts;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
+import reactor.core.Scannable;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -25,11 +26,14 @@ import java.time.Duration;
  * and hands the outcome to the {@link OutcomeSink} exactly once. Nothing thrown on the way — by a release,
  * the timer, the sink — loses the outcome: each step is guarded, and a failure of a release is reported
  * (never rethrown into the thread that terminated the wait: a driver thread, an event loop, a signaller).
+ *
+ * <p>Scannable like a reactor-core subscription: {@code ACTUAL} is the subscriber until the wait terminates,
+ * {@code CANCELLED} and {@code TERMINATED} tell how it ended.
  */
-final class PendingWait implements Subscription, Runnable, SignalListener {
-    /** The outcome of a cancelled wait: nothing is signalled. A marker that records nothing (no stack, no suppressed). */
+final class PendingWait extends PendingWaits.Listed implements Subscription, Runnable, SignalListener, Scannable {
+    /** The outcome of a cancelled wait: nothing is signalled. */
     static final Throwable CANCELLED = new Throwable("cancelled by the subscriber", null, false, false) {
-    };
+    }; // a marker that records nothing (no stack, no suppressed): never delivered
 
     private static final System.Logger LOG = System.getLogger(PendingWait.class.getName());
     private static final VarHandle STATE;
@@ -54,6 +58,8 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
 
     private static final int ACTIVE = 0;
     private static final int DONE = 1;
+    /** Done by the subscriber's cancel. */
+    private static final int CANCELLED_STATE = 2;
 
     final OutcomeSink sink;
     final SyncWaiter waiter;
@@ -67,22 +73,8 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
     final long startNanos;
     /** The strategy now serving the wait (for its path); a strategy may hand the wait to another one. */
     volatile WaitStrategy strategy;
-    /** Spin-then-callback: after this long on the pollers, {@link #handOverTo} takes the wait over. */
-    long handOverAfterNanos;
-    WaitStrategy handOverTo;
-    /** Adaptive probing (poller-thread confined): when to probe next, and the source's learned times. */
-    long nextProbeNanos;
-    CompletionTimes probeTimes;
-    /**
-     * Adaptive spin-then-callback (poller-thread confined): handed over to the callback path, but still probed by
-     * its poller through its source's hot window ({@link AdaptiveProbePass}).
-     */
-    boolean watched;
-    /**
-     * Set when an adaptive poller hands the wait over to the callback path: the source whose times learn from
-     * the age at which the wait is then seen signalled, by whichever thread sees it.
-     */
-    volatile CompletionTimes learnsAfterHandOver;
+    /** The pollers' state of this wait, once they have taken it ({@code null} until then; see {@link PollState}). */
+    PollState polled;
     @SuppressWarnings("unused") // through HELD
     private volatile Registration held;
     private volatile Disposable timer;
@@ -90,11 +82,6 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
     private volatile int state;
     @SuppressWarnings("unused") // through REPORTED
     private volatile boolean reported;
-    /** Links and stripe of the engine's {@link PendingWaits}, guarded by that stripe's lock. */
-    PendingWait prevLive;
-    PendingWait nextLive;
-    int stripe;
-    boolean listed;
 
     PendingWait(OutcomeSink sink, SyncWaiter waiter, Duration timeout, CoreSubscriber<? super Void> actual,
                 WaitStrategy strategy) {
@@ -150,7 +137,8 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
     /** The point was signalled. */
     @Override
     public void signalled() {
-        CompletionTimes learns = learnsAfterHandOver;
+        PollState p = polled;
+        CompletionTimes learns = p == null ? null : p.learnsAfterHandOver;
         if (learns == null) {
             terminate(null, true);
             return;
@@ -206,7 +194,7 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
      * @return whether this call terminated the wait
      */
     private boolean terminate(Throwable outcome, boolean disposeTimer) {
-        if (!STATE.compareAndSet(this, ACTIVE, DONE)) {
+        if (!STATE.compareAndSet(this, ACTIVE, outcome == CANCELLED ? CANCELLED_STATE : DONE)) {
             return false;
         }
         if (disposeTimer) {
@@ -251,6 +239,28 @@ final class PendingWait implements Subscription, Runnable, SignalListener {
         } catch (Throwable e) {
             LOG.log(System.Logger.Level.WARNING, "releasing a registration of " + this + " failed", e);
         }
+    }
+
+    @Override
+    public Object scanUnsafe(Attr key) {
+        if (key == Attr.ACTUAL) {
+            return actual;
+        }
+        if (key == Attr.CANCELLED) {
+            return state == CANCELLED_STATE;
+        }
+        if (key == Attr.TERMINATED) {
+            return state == DONE;
+        }
+        if (key == Attr.RUN_STYLE) {
+            return Attr.RunStyle.ASYNC;
+        }
+        return null;
+    }
+
+    @Override
+    public String stepName() {
+        return "gpusync.await";
     }
 
     @Override

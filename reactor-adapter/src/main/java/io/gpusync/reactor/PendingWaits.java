@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * The engine's waits started and not yet terminated, for {@link SyncEngine#pendingWaits()} and for
- * {@link SyncEngine#dispose()} — kept in striped intrusive lists (the links live in {@link PendingWait}) instead of
+ * {@link SyncEngine#dispose()} — kept in striped intrusive lists (the links live in each wait, as {@link Listed}) instead of
  * one concurrent set: adding and removing are O(1) with no allocation and no hashing, under the lock of one stripe,
  * chosen by the adding thread, so that subscribing threads and the threads that complete waits (a signaller's burst)
  * rarely meet on one lock. A wait remembers its stripe, so removal from any thread finds it.
@@ -32,8 +32,20 @@ final class PendingWaits {
         }
     }
 
-    /** Adds {@code w}, which must not be in a registry yet. */
-    void add(PendingWait w) {
+    /**
+     * A wait's place in the registry: its links and stripe, which only the registry reads and writes (under the
+     * stripe's lock). {@link PendingWait} extends it, so listing a wait allocates nothing.
+     */
+    abstract static class Listed {
+        private Listed prevLive;
+        private Listed nextLive;
+        private int stripe;
+        private boolean listed;
+    }
+
+    /** Adds {@code wait}, which must not be in a registry yet. */
+    void add(PendingWait wait) {
+        Listed w = wait;
         int i = (int) (Thread.currentThread().threadId() * 0x9E3779B9L >>> 16) & (stripes.length - 1);
         Stripe s = stripes[i];
         synchronized (s) {
@@ -48,16 +60,17 @@ final class PendingWaits {
         }
     }
 
-    /** Removes {@code w} if it is here (a second call does nothing). */
-    void remove(PendingWait w) {
+    /** Removes {@code wait} if it is here (a second call does nothing). */
+    void remove(PendingWait wait) {
+        Listed w = wait;
         Stripe s = stripes[w.stripe];
         synchronized (s) {
             if (!w.listed) {
                 return;
             }
             w.listed = false;
-            PendingWait prev = w.prevLive;
-            PendingWait next = w.nextLive;
+            Listed prev = w.prevLive;
+            Listed next = w.nextLive;
             if (prev != null) {
                 prev.nextLive = next;
             } else {
@@ -86,8 +99,8 @@ final class PendingWaits {
         List<PendingWait> all = new ArrayList<>();
         for (Stripe s : stripes) {
             synchronized (s) {
-                for (PendingWait w = s.head; w != null; w = w.nextLive) {
-                    all.add(w);
+                for (Listed w = s.head; w != null; w = w.nextLive) {
+                    all.add((PendingWait) w);
                 }
             }
         }
@@ -99,7 +112,7 @@ final class PendingWaits {
     }
 
     private static final class Stripe {
-        PendingWait head;
+        Listed head;
         volatile int count;
     }
 }

@@ -23,7 +23,8 @@ final class ProbePass {
                         w.signalled();
                         completions++;
                         remove = true;
-                    } else if (w.handOverTo != null && System.nanoTime() - w.startNanos > w.handOverAfterNanos) {
+                    } else if (w.polled != null && w.polled.handOverTo != null
+                            && System.nanoTime() - w.startNanos > w.polled.handOverAfterNanos) {
                         handOver(w);
                         remove = true;
                     }
@@ -43,8 +44,8 @@ final class ProbePass {
 
     /** The spin budget of a spin-then-callback wait is spent: the callback path takes it over. */
     static void handOver(PendingWait w) {
-        WaitStrategy next = w.handOverTo;
-        w.handOverTo = null;
+        WaitStrategy next = w.polled.handOverTo;
+        w.polled.handOverTo = null;
         w.strategy = next;
         if (!w.isDone()) {
             next.start(w);

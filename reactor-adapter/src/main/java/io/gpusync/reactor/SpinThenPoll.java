@@ -65,8 +65,10 @@ final class SpinThenPoll implements WaitStrategy {
                     callbacks.start(wait);
                     return;
                 }
-                wait.handOverAfterNanos = spinBudgetNanos;
-                wait.handOverTo = callbacks;
+                PollState polled = new PollState();
+                polled.handOverAfterNanos = spinBudgetNanos;
+                polled.handOverTo = callbacks;
+                wait.polled = polled;
                 probe.start(wait);
             }
 
@@ -87,6 +89,9 @@ final class SpinThenPoll implements WaitStrategy {
 
     @Override
     public void start(PendingWait wait) {
+        if (wait.polled == null) { // before the poller's queue publishes the wait to its thread
+            wait.polled = new PollState();
+        }
         pollers[Math.floorMod(next.getAndIncrement(), pollers.length)].add(wait);
     }
 
@@ -196,7 +201,7 @@ final class SpinThenPoll implements WaitStrategy {
             idleParked = false;
         }
 
-        /** Below this a poller spins rather than parks (a timed park oversleeps by tens of µs). */
+        /** Below this a poller spins rather than parks (a timed park oversleeps by more than a short wait lasts). */
         private static final long SPIN_BELOW_NANOS = 50_000;
 
         private void runAdaptive() {

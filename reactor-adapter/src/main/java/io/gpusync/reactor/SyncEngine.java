@@ -2,14 +2,11 @@ package io.gpusync.reactor;
 
 import io.gpusync.ErrorKind;
 import io.gpusync.SyncCancelledException;
-import io.gpusync.SyncException;
 import io.gpusync.SyncInvalidArgumentException;
 import io.gpusync.SyncPoint;
 import io.gpusync.SyncTimeoutException;
 import io.gpusync.SyncWaiter;
-import io.gpusync.spi.CheapProbe;
 import io.gpusync.spi.Timeouts;
-import io.gpusync.internal.ProcessServices;
 import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
@@ -74,40 +71,42 @@ import java.util.function.Supplier;
  * <p>Thread-safe.
  */
 public final class SyncEngine implements Disposable {
-    private final EngineMeters meters = new EngineMeters();
     private final String name;
     private final boolean shared;
-    private final EngineLoops loops;
-    private final StrategyChain strategies;
     private final PendingWaits pending = new PendingWaits();
+    private final BoundMetrics metrics = new BoundMetrics();
+    private final DeviceLosses losses = new DeviceLosses();
     private final EngineTimeouts timeouts;
+    private final WaitStrategies strategies;
     private final EngineDisposal disposal;
-    private final OutcomeSink outcomes;
+    private final EngineWaits waits;
 
-    SyncEngine(SyncEngineBuilder b, boolean shared) {
-        this.name = b.name != null ? b.name : shared ? "default"
-                : ProcessServices.get().service(EngineNames.class, EngineNames::new).next();
+    private SyncEngine(Builder b, boolean shared) {
+        this.name = b.name != null ? b.name : shared ? "default" : EngineNames.inThisProcess().next();
         this.shared = shared;
-        this.timeouts = new EngineTimeouts(b.timer);
-        this.outcomes = new OutcomeDelivery(pending, meters, b.deliverOn);
         EngineThreads threads = new EngineThreads(name);
+        EngineLoops loops;
         // Netty's classes are touched only through NettyLoops, and only when Netty 4.2 with epoll is there
         if (b.eventLoopGroup != null) {
-            this.loops = NettyLoops.shared(b.eventLoopGroup);
+            loops = NettyLoops.shared(b.eventLoopGroup);
         } else if (!b.jdkLoops && NettyPresence.epollUsable()) {
-            this.loops = NettyLoops.own(b.eventLoopThreads, threads.role("loop"));
+            loops = NettyLoops.own(b.eventLoopThreads, threads.role("loop"));
         } else {
-            this.loops = new JdkLoops(b.eventLoopThreads, threads.role("loop"));
+            loops = new JdkLoops(b.eventLoopThreads, threads.role("loop"));
         }
-        this.strategies = new StrategyChain(b, loops, threads);
-        this.disposal = new EngineDisposal(name, pending, timeouts.queues(), strategies.all(), loops, threads);
+        // no idle strategy given: the adaptive scheduler (per-source learned completion times, AdaptiveProbePass)
+        this.strategies = new WaitStrategies(loops, threads, b.pollerThreads, b.idleStrategy, b.spinBudget,
+                b.blockingSlice, b.waiterThreads);
+        this.timeouts = new EngineTimeouts(b.timer);
+        this.disposal = new EngineDisposal(name, pending, timeouts, strategies.all(), loops, threads);
+        this.waits = new EngineWaits(name, strategies, pending, timeouts, metrics, losses, disposal, b.deliverOn);
         if (b.meterRegistry != null) {
             new GpuSyncMetrics(this).bindTo((io.micrometer.core.instrument.MeterRegistry) b.meterRegistry);
         }
     }
 
     static SyncEngine createShared() {
-        return new SyncEngine(new SyncEngineBuilder(), true);
+        return new SyncEngine(new Builder(), true);
     }
 
     /**
@@ -140,7 +139,7 @@ public final class SyncEngine implements Disposable {
         if (timeout.isNegative()) {
             return invalidTimeout(timeout);
         }
-        return new WaitMono(this, waiter, timeout);
+        return WaitMono.of(this, waiter, timeout);
     }
 
     /**
@@ -161,7 +160,7 @@ public final class SyncEngine implements Disposable {
         for (SyncPoint p : members) {
             waits.add(await(p, timeout));
         }
-        return waits.isEmpty() ? Mono.empty() : new WaitGroupMono(waits, WaitGroupMono.Mode.ALL);
+        return waits.isEmpty() ? Mono.empty() : WaitGroupMono.of(waits, WaitGroupMono.Mode.ALL);
     }
 
     /**
@@ -187,7 +186,7 @@ public final class SyncEngine implements Disposable {
         for (SyncPoint p : members) {
             waits.add(await(p, timeout));
         }
-        return new WaitGroupMono(waits, WaitGroupMono.Mode.ANY);
+        return WaitGroupMono.of(waits, WaitGroupMono.Mode.ANY);
     }
 
     /**
@@ -286,7 +285,7 @@ public final class SyncEngine implements Disposable {
         if (timeout.isNegative()) {
             return flux -> SyncEngine.<T>invalidTimeout(timeout).flux();
         }
-        return flux -> new FluxAwaitEach<>(flux, this, pointOf, maxInFlight, timeout, ordered);
+        return flux -> FluxAwaitEach.of(flux, this, pointOf, maxInFlight, timeout, ordered);
     }
 
     /**
@@ -310,12 +309,12 @@ public final class SyncEngine implements Disposable {
         if (members.isEmpty()) {
             return Mono.error(() -> new SyncInvalidArgumentException(null, "awaitFirst needs at least one point"));
         }
-        return new MonoAwaitFirst(this, List.copyOf(members), timeout);
+        return MonoAwaitFirst.of(this, List.copyOf(members), timeout);
     }
 
     /** The path a wait on {@code waiter} takes in this engine (before any overflow to the probe path). */
     public WaitPath pathFor(SyncWaiter waiter) {
-        return strategyFor(waiter).path();
+        return strategies.of(waiter).path();
     }
 
     /** Waits started and not yet terminated. */
@@ -328,7 +327,7 @@ public final class SyncEngine implements Disposable {
      * lost ({@link io.gpusync.DeviceLostException} or any {@link ErrorKind#FATAL} error). Never blocks.
      */
     public EngineHealth health() {
-        return meters.health(name, pending.size(), disposal.isDisposed());
+        return losses.health(name, pending.size(), disposal.isDisposed());
     }
 
     /**
@@ -336,7 +335,7 @@ public final class SyncEngine implements Disposable {
      * that registry; see {@link GpuSyncMetrics}.
      */
     void bindMetrics(Object registry, Supplier<EngineMetrics> sink) {
-        meters.bind(registry, sink);
+        metrics.bind(registry, sink);
     }
 
     /** This engine's name (its threads are named {@code gpusync-<name>-…}). */
@@ -344,77 +343,14 @@ public final class SyncEngine implements Disposable {
         return name;
     }
 
-    private WaitStrategy strategyFor(SyncWaiter waiter) {
-        return strategies.strategyFor(waiter);
-    }
-
+    /** Starts one wait for {@code actual}: how every operator of this engine waits (see {@link EngineWaits}). */
     void subscribe(SyncWaiter waiter, Duration timeout, CoreSubscriber<? super Void> actual) {
-        if (disposal.isDisposed()) {
-            actual.onSubscribe(Operators.emptySubscription());
-            OutcomeDelivery.signal(actual, new SyncCancelledException("engine " + name + " is disposed"));
-            return;
-        }
-        WaitStrategy strategy = strategyFor(waiter);
-        // one probe first: an already-signalled point costs no registration at all. Not here for a blocking
-        // waiter whose probe is not declared cheap (an EGL/GL sync binds a context to probe): the subscribing
-        // thread may be an event loop or a Reactor parallel thread; the waiter pool makes the first probe.
-        if (probesAtSubscription(waiter, strategy)) {
-            boolean signalled;
-            Throwable error = null;
-            try {
-                signalled = waiter.isSignaled();
-                if (!signalled && timeout.isZero()) {
-                    error = new SyncTimeoutException(waiter.backend(), waiter + " not signalled (probe)");
-                }
-            } catch (Throwable e) {
-                signalled = false;
-                error = e;
-            }
-            if (signalled || error != null) { // answered at once: no wait to register
-                EngineMetrics metrics = meters.sink();
-                if (signalled) {
-                    metrics.completed(WaitPath.IMMEDIATE, 0);
-                } else if (error instanceof SyncTimeoutException) {
-                    metrics.timedOut(WaitPath.IMMEDIATE);
-                } else {
-                    meters.failedWith(error);
-                    metrics.failed(WaitPath.IMMEDIATE, error);
-                }
-                actual.onSubscribe(Operators.emptySubscription());
-                OutcomeDelivery.signal(actual, error);
-                return;
-            }
-        }
-        PendingWait wait = new PendingWait(outcomes, waiter, timeout, actual, strategy);
-        pending.add(wait);
-        try {
-            actual.onSubscribe(wait);
-        } catch (Throwable e) {
-            wait.cancel(); // free it: the subscriber never got hold of the wait
-            throw e;
-        }
-        if (disposal.isDisposed()) {
-            wait.engineDisposed();
-            return;
-        }
-        try {
-            strategy.start(wait); // first, so that probing begins before the timer's bookkeeping
-        } catch (Throwable e) {
-            wait.failed(e);
-            return;
-        }
-        if (!Timeouts.isForever(timeout) && !timeout.isZero() && !wait.isDone()) {
-            timeouts.arm(wait, timeout.toNanos());
-        }
+        waits.subscribe(waiter, timeout, actual);
     }
 
     /** Waits held by the timeout queues of the default timer (active, or terminated and not yet dropped). */
     int timeoutsHeld() {
         return timeouts.held();
-    }
-
-    private static boolean probesAtSubscription(SyncWaiter waiter, WaitStrategy strategy) {
-        return strategy.path() != WaitPath.BLOCKING || waiter instanceof CheapProbe;
     }
 
     /**
@@ -462,5 +398,153 @@ public final class SyncEngine implements Disposable {
     @Override
     public String toString() {
         return "SyncEngine[" + name + ", pending=" + pendingWaits() + (isDisposed() ? ", disposed" : "") + "]";
+    }
+
+    /**
+     * Configures a {@link SyncEngine}. Not thread-safe; {@link #build()} may be called more than once (each
+     * call makes an independent engine).
+     */
+    public static final class Builder {
+        private String name;
+        private int eventLoopThreads = 1;
+        private Object eventLoopGroup; // a Netty 4.2 IoEventLoopGroup: Object keeps Netty optional
+        private int waiterThreads = 16;
+        private int pollerThreads = 1;
+        private Duration blockingSlice = Duration.ofMillis(5);
+        private Duration spinBudget = Duration.ofNanos(50_000);
+        private Supplier<IdleStrategy> idleStrategy;
+        private Scheduler deliverOn;
+        private Scheduler timer;
+        private Object meterRegistry;
+        private boolean jdkLoops;
+
+        Builder() {
+        }
+
+        /** Tests: the loops of an engine without Netty ({@link JdkLoops}), with Netty on the class path. */
+        Builder jdkLoops() {
+            this.jdkLoops = true;
+            return this;
+        }
+
+        /** Names the engine (thread names, metric tag). */
+        public Builder name(String name) {
+            this.name = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        /**
+         * Threads of the engine's own event loops (default 1): Netty 4.2 epoll loops when Netty 4.2 and native
+         * epoll are on the class path, else plain hand-off threads; ignored with {@link #eventLoopGroup}.
+         */
+        public Builder eventLoopThreads(int n) {
+            this.eventLoopThreads = positive(n, "eventLoopThreads");
+            return this;
+        }
+
+        /**
+         * Uses these Netty event loops for fd completions ({@link WaitPath#EPOLL}) and driver-callback hand-offs
+         * instead of creating loops — typically a Reactor Netty server's:
+         * {@code builder.eventLoopGroup(LoopResources.create("http", workers, true).onServer(true))}. The group
+         * must be a Netty 4.2 {@code io.netty.channel.IoEventLoopGroup} running {@code EpollIoHandler}
+         * (reactor-netty 1.3 / Spring Boot 4 with native epoll). The engine never shuts them down.
+         *
+         * @throws io.gpusync.SyncNotSupportedException at once if Netty is older than 4.2 (e.g. the 4.1 of
+         *         Spring Boot 3 / reactor-netty 1.2), its epoll transport is missing, or {@code group} is not an
+         *         {@code IoEventLoopGroup} running epoll; the message names the version found and the fix
+         */
+        public Builder eventLoopGroup(io.netty.channel.EventLoopGroup group) {
+            Objects.requireNonNull(group, "group");
+            NettyPresence.requireEpollGroup(group);
+            this.eventLoopGroup = group;
+            return this;
+        }
+
+        /** The most platform threads blocked in native waits at once (default 16); more waits are probed. */
+        public Builder waiterThreads(int n) {
+            this.waiterThreads = positive(n, "waiterThreads");
+            return this;
+        }
+
+        /** Threads of the spin-then-poll scheduler for probe-only waits (default 1). */
+        public Builder pollerThreads(int n) {
+            this.pollerThreads = positive(n, "pollerThreads");
+            return this;
+        }
+
+        /**
+         * The longest a blocking or wait-set thread stays in one native wait (default 5 ms): the bound on how
+         * long a cancelled wait can keep a thread blocked where the API cannot be woken. A blocking wait on a
+         * {@link io.gpusync.spi.WakeableWaiter} frees its thread at once when it is cancelled, times out or
+         * the engine is disposed, whatever the slice.
+         */
+        public Builder blockingSlice(Duration slice) {
+            if (slice.isNegative() || slice.isZero()) {
+                throw new IllegalArgumentException("blockingSlice must be positive: " + slice);
+            }
+            this.blockingSlice = slice;
+            return this;
+        }
+
+        /**
+         * How long a poller spins after activity before parking (default 50 µs); the spin is per poller
+         * thread, so the total is bounded by {@code pollerThreads} cores, whatever the number of waits. It is also
+         * how long a {@link WaitPath#SPIN_THEN_CALLBACK} wait is probed before its callback is registered; zero
+         * means no spinning at all: such waits go to their callback at once, and no poller probes or watches them
+         * (not even through a learned window of their source, which a non-zero budget allows).
+         */
+        public Builder spinBudget(Duration budget) {
+            this.spinBudget = Timeouts.requireValid(budget);
+            return this;
+        }
+
+        /**
+         * Replaces the pollers' adaptive scheduling (the default: per-source learned completion times, see
+         * {@link WaitPath#PROBE}) with a fixed idle strategy, one instance per poller thread — e.g.
+         * {@link BackoffIdleStrategy#defaults()}, {@link BusySpinIdleStrategy};
+         * overrides {@link #spinBudget} for idling.
+         */
+        public Builder idleStrategy(Supplier<IdleStrategy> strategy) {
+            this.idleStrategy = Objects.requireNonNull(strategy, "strategy");
+            return this;
+        }
+
+        /**
+         * Delivers {@code onComplete}/{@code onError} on this scheduler instead of the engine thread that saw it.
+         * If the scheduler rejects a delivery (a bounded one that is full, a disposed one), that wait is
+         * delivered in place instead: never lost.
+         */
+        public Builder deliverOn(Scheduler scheduler) {
+            this.deliverOn = Objects.requireNonNull(scheduler, "scheduler");
+            return this;
+        }
+
+        /** Runs timeouts on this scheduler (default: {@link Schedulers#parallel()}, looked up per wait). */
+        public Builder timer(Scheduler scheduler) {
+            this.timer = Objects.requireNonNull(scheduler, "scheduler");
+            return this;
+        }
+
+        /**
+         * Publishes the engine's meters to this Micrometer registry: the same as
+         * {@code new GpuSyncMetrics(engine).bindTo(registry)} on the built engine (without histograms; see
+         * {@link GpuSyncMetrics} for the meters and for histograms).
+         */
+        public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
+            this.meterRegistry = Objects.requireNonNull(registry, "registry");
+            return this;
+        }
+
+        /** A new engine with this configuration. */
+        public SyncEngine build() {
+            return new SyncEngine(this, false);
+        }
+
+        private static int positive(int n, String what) {
+            if (n <= 0) {
+                throw new IllegalArgumentException(what + " must be positive: " + n);
+            }
+            return n;
+        }
     }
 }

@@ -3,14 +3,16 @@ package io.gpusync.reactor;
 import io.gpusync.SyncException;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
+import reactor.core.Scannable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
 import reactor.util.context.Context;
 
+import java.util.Arrays;
 import java.util.List;
+import java.util.stream.Stream;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 
 /**
  * {@link SyncEngine#awaitAll} and {@link SyncEngine#awaitAny}: one {@code Mono<Void>} over several waits that,
@@ -23,9 +25,10 @@ import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
  * a member's error is set aside while another member may still complete; when all have failed it fails with
  * the error of the first member (in the order given) that failed with a {@link SyncException}, the others
  * suppressed. Cancelling the result cancels every member. Signals run on the thread of the member's wait
- * that decided the outcome.
+ * that decided the outcome. Scannable as the step {@code gpusync.awaitAll} or {@code gpusync.awaitAny}, its
+ * subscription with the member waits as inners.
  */
-final class WaitGroupMono extends Mono<Void> {
+final class WaitGroupMono extends Mono<Void> implements Scannable {
     enum Mode { ALL, ANY }
 
     private final List<Mono<Void>> members;
@@ -34,6 +37,21 @@ final class WaitGroupMono extends Mono<Void> {
     WaitGroupMono(List<Mono<Void>> members, Mode mode) {
         this.members = List.copyOf(members);
         this.mode = mode;
+    }
+
+    /** The group, passed through Reactor's assembly hooks as reactor-core's operators are. */
+    static Mono<Void> of(List<Mono<Void>> members, Mode mode) {
+        return onAssembly(new WaitGroupMono(members, mode));
+    }
+
+    @Override
+    public Object scanUnsafe(Attr key) {
+        return key == Attr.RUN_STYLE ? Attr.RunStyle.ASYNC : null;
+    }
+
+    @Override
+    public String stepName() {
+        return mode == Mode.ALL ? "gpusync.awaitAll" : "gpusync.awaitAny";
     }
 
     @Override
@@ -45,7 +63,7 @@ final class WaitGroupMono extends Mono<Void> {
         }
     }
 
-    private static final class Group implements Subscription {
+    private static final class Group implements Subscription, Scannable {
         private static final AtomicIntegerFieldUpdater<Group> DONE =
                 AtomicIntegerFieldUpdater.newUpdater(Group.class, "done");
         private static final AtomicIntegerFieldUpdater<Group> OUTSTANDING =
@@ -57,6 +75,8 @@ final class WaitGroupMono extends Mono<Void> {
         final AtomicReferenceArray<Throwable> errors;
         volatile int done;
         volatile int outstanding;
+        /** Whether the subscriber cancelled (rather than the group terminating). */
+        volatile boolean cancelled;
 
         Group(CoreSubscriber<? super Void> actual, int n, Mode mode) {
             this.actual = actual;
@@ -92,7 +112,7 @@ final class WaitGroupMono extends Mono<Void> {
                     cancelMembers();
                     actual.onError(error);
                 } else {
-                    Operators.onErrorDropped(error, actual.currentContext());
+                    InnerWait.lateError(error, actual.currentContext());
                 }
                 return;
             }
@@ -140,17 +160,43 @@ final class WaitGroupMono extends Mono<Void> {
         @Override
         public void cancel() {
             if (claim()) {
+                cancelled = true;
                 cancelMembers();
             }
         }
+
+        @Override
+        public Object scanUnsafe(Attr key) {
+            if (key == Attr.ACTUAL) {
+                return actual;
+            }
+            if (key == Attr.CANCELLED) {
+                return cancelled;
+            }
+            if (key == Attr.TERMINATED) {
+                return isDone() && !cancelled;
+            }
+            if (key == Attr.RUN_STYLE) {
+                return Attr.RunStyle.ASYNC;
+            }
+            return null;
+        }
+
+        @Override
+        public Stream<? extends Scannable> inners() {
+            return Arrays.stream(members);
+        }
+
+        @Override
+        public String stepName() {
+            return mode == Mode.ALL ? "gpusync.awaitAll" : "gpusync.awaitAny";
+        }
     }
 
-    private static final class Member implements CoreSubscriber<Void> {
-        private static final AtomicReferenceFieldUpdater<Member, Subscription> S =
-                AtomicReferenceFieldUpdater.newUpdater(Member.class, Subscription.class, "s");
+    /** One member's wait. */
+    private static final class Member extends InnerWait {
         private final Group group;
         private final int index;
-        volatile Subscription s;
 
         Member(Group group, int index) {
             this.group = group;
@@ -163,29 +209,18 @@ final class WaitGroupMono extends Mono<Void> {
         }
 
         @Override
-        public void onSubscribe(Subscription subscription) {
-            if (Operators.setOnce(S, this, subscription)) {
-                subscription.request(Long.MAX_VALUE);
-            }
-        }
-
-        @Override
-        public void onNext(Void v) {
-            // Mono<Void>: no values
-        }
-
-        @Override
-        public void onError(Throwable t) {
-            group.memberFailed(index, t);
-        }
-
-        @Override
-        public void onComplete() {
+        void signalled() {
             group.memberCompleted();
         }
 
-        void cancel() {
-            Operators.terminate(S, this);
+        @Override
+        void failed(Throwable error) {
+            group.memberFailed(index, error);
+        }
+
+        @Override
+        Object coordinator() {
+            return group;
         }
     }
 }

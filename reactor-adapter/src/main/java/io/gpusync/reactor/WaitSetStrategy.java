@@ -132,9 +132,8 @@ final class WaitSetStrategy implements WaitStrategy {
         /**
          * Leaves the map so that new waits start a new server; waits that raced in after the last drain are
          * handed to it (the strategy's {@code start}) unless the strategy is stopping. The server leaves the map
-         * <em>before</em> it says it is retired: an {@link #add} that sees {@code retired} then cannot find this
-         * server in the map again (it once did, and handed the wait back and forth — a recursion as deep as the
-         * retiring thread was slow: a StackOverflowError, or a JVM crash on the 1 MB main-thread stack).
+         * <em>before</em> it says it is retired, so that an {@link #add} that sees {@code retired} cannot find this
+         * server in the map again and hand the wait back to it (an unbounded recursion between add and retire).
          */
         private void retire() {
             servers.remove(set, this);

@@ -20,8 +20,10 @@ class AdaptiveProbingTest {
 
     /** A wait started now (its start is {@code startNanos}; the decisions below take the time as an argument). */
     private PendingWait newWait() {
-        return new PendingWait((x, o) -> { }, timeline.at(1).waiter(), Duration.ofSeconds(1),
+        PendingWait w = new PendingWait((x, o) -> { }, timeline.at(1).waiter(), Duration.ofSeconds(1),
                 Operators.emptySubscriber(), null);
+        w.polled = new PollState(); // as the pollers give it when they take a wait
+        return w;
     }
 
     private static CompletionTimes learnedAround(long nanos, int samples) {
@@ -170,7 +172,7 @@ class AdaptiveProbingTest {
     }
 
     private static PendingWait wWith(PendingWait w, CompletionTimes t) {
-        w.probeTimes = t;
+        w.polled.probeTimes = t;
         return w;
     }
 
@@ -203,7 +205,7 @@ class AdaptiveProbingTest {
     @Test
     void aSpinThenCallbackWaitIsProbedOnEveryPassAndNeverCold() {
         PendingWait w = newWait();
-        w.handOverTo = new CallbackStrategy(Runnable::run);
+        w.polled.handOverTo = new CallbackStrategy(Runnable::run);
         long now = System.nanoTime();
         assertThat(AdaptiveProbePass.nextProbe(w, learnedAround(1_000_000, 32), now, SPIN)).isEqualTo(now);
         assertThat(AdaptiveProbePass.belongsCold(w, now + 1_000_000_000L, SPIN)).isFalse();

@@ -348,7 +348,7 @@ class EngineBlockHoundTest {
         Loops loops = Loops.values()[r % 3];
         Disposer disposer = Disposer.values()[(r / 3) % 3];
         boolean graceful = r % 2 == 1;
-        SyncEngineBuilder builder = GpuSync.builder().name("bh-" + loops.name().toLowerCase() + "-" + r)
+        SyncEngine.Builder builder = GpuSync.builder().name("bh-" + loops.name().toLowerCase() + "-" + r)
                 .waiterThreads(3);
         if (loops == Loops.SERVER) {
             builder.eventLoopGroup(serverLoops);

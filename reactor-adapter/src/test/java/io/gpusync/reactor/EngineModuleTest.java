@@ -35,7 +35,7 @@ class EngineModuleTest {
     private static final Path CLASSES = classes();
 
     /** The public members that take a Netty type on purpose: the caller already has Netty's loops to share. */
-    static final Set<String> NETTY_ON_PURPOSE = Set.of("io.gpusync.reactor.SyncEngineBuilder.eventLoopGroup");
+    static final Set<String> NETTY_ON_PURPOSE = Set.of("io.gpusync.reactor.SyncEngine$Builder.eventLoopGroup");
 
     @Test
     void exportsOnlyTheReactorPackage() throws IOException {

@@ -2,7 +2,6 @@ package io.gpusync.spring;
 
 import io.gpusync.reactor.GpuSync;
 import io.gpusync.reactor.SyncEngine;
-import io.gpusync.reactor.SyncEngineBuilder;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Import;
@@ -35,7 +34,7 @@ public final class GpuSyncAutoConfiguration {
     }
 
     /** The builder with every property but the event loops applied. */
-    static SyncEngineBuilder configured(GpuSyncProperties properties) {
+    static SyncEngine.Builder configured(GpuSyncProperties properties) {
         return GpuSync.builder()
                 .name(properties.name())
                 .spinBudget(properties.spinBudget())

@@ -2,7 +2,6 @@ package io.gpusync.spring;
 
 import io.gpusync.SyncNotSupportedException;
 import io.gpusync.reactor.SyncEngine;
-import io.gpusync.reactor.SyncEngineBuilder;
 import io.netty.channel.EventLoopGroup;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -35,7 +34,7 @@ class ServerLoopsEngineConfiguration {
     @ConditionalOnMissingBean
     SyncEngine gpuSyncEngine(GpuSyncProperties properties, ReactorResourceFactory resources) {
         EventLoopGroup loops = resources.getLoopResources().onServer(LoopResources.DEFAULT_NATIVE);
-        SyncEngineBuilder builder = GpuSyncAutoConfiguration.configured(properties);
+        SyncEngine.Builder builder = GpuSyncAutoConfiguration.configured(properties);
         try {
             builder.eventLoopGroup(loops);
         } catch (SyncNotSupportedException notShareable) {

@@ -42,7 +42,7 @@ import java.time.Duration;
  * <p><b>Not wakeable</b> (no {@link io.gpusync.spi.WakeableWaiter}): {@code eglClientWaitSyncKHR} waits on
  * one sync and EGL has no wait-any, so nothing but the sync itself can end a wait early (signalling a
  * reusable sync would change the point's state). An engine's blocking thread on a cancelled wait is freed
- * at the end of its slice ({@code SyncEngineBuilder.blockingSlice}).
+ * at the end of its slice ({@code SyncEngine.Builder.blockingSlice}).
  */
 final class EglSyncWaiter implements BlockingWaiter {
     private final MemorySegment display;

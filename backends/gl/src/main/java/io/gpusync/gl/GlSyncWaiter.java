@@ -42,7 +42,7 @@ import io.gpusync.gl.GlProducers.EglProducer;
  *
  * <p><b>Not wakeable</b> (no {@link io.gpusync.spi.WakeableWaiter}): {@code glClientWaitSync} waits on one
  * fence and nothing else can end it early, so an engine's blocking thread on a cancelled wait is freed at
- * the end of its slice ({@code SyncEngineBuilder.blockingSlice}).
+ * the end of its slice ({@code SyncEngine.Builder.blockingSlice}).
  */
 final class GlSyncWaiter implements BlockingWaiter {
     private final GlShareGroup group; // keeps the group reachable while this waiter is
