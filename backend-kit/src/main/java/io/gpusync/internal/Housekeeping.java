@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  * unbounded); only a thread that cannot be started makes it run the task inline.
  *
  * <p>The executor lives in this class's one instance, a {@link ProcessServices} service; the static methods are
- * the API. Internal: not exported from the module; backends of {@code io.gpusync.core} use it.
+ * the API. Internal: exported only to gpusync's own modules (the backends, the engine), which use it.
  */
 public final class Housekeeping {
     private static final System.Logger LOG = System.getLogger(Housekeeping.class.getName());

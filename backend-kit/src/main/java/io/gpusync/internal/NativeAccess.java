@@ -14,8 +14,8 @@ import java.lang.foreign.MemorySegment;
  * is never mistaken for a missing driver. Under the JDK's default ({@code warn}) nothing fails: the JDK prints
  * its warning once and the check passes.
  *
- * <p>The check runs once (a restricted call from {@code io.gpusync.core} and the initialization of the
- * bindings' libc class from {@code io.gpusync.bindings}); its result lives in this class's one instance, a
+ * <p>The check runs once (a restricted call from this module and the initialization of the
+ * bindings' libc class from {@code io.gpusync.bindings.libc}); its result lives in this class's one instance, a
  * {@link ProcessServices} service. Thread-safe; never blocks.
  */
 public final class NativeAccess {

@@ -26,8 +26,8 @@ class CudaResultsTest {
         assertThat(table).containsEntry(0, "CUDA_SUCCESS").containsEntry(600, "CUDA_ERROR_NOT_READY")
                 .containsEntry(700, "CUDA_ERROR_ILLEGAL_ADDRESS").containsEntry(719, "CUDA_ERROR_LAUNCH_FAILED");
         // every CUDA_ERROR_* constant in the generated source is in the table with its value
-        Path source = Path.of("..", "native-bindings", "src", "generated", "java", "io", "gpusync", "bindings",
-                "cuda", "Cuda.java");
+        Path source = Path.of("..", "..", "bindings", "bindings-cuda", "src", "generated", "java", "io", "gpusync",
+                "bindings", "cuda", "Cuda.java");
         if (Files.exists(source)) {
             Matcher m = Pattern.compile("private static final int (CUDA_(?:ERROR_\\w+|SUCCESS)) = \\(int\\)(\\d+)L;")
                     .matcher(Files.readString(source));

@@ -20,7 +20,7 @@ import java.util.Objects;
  * progress. {@link #borrow} never releases: the caller keeps the fence alive while the points are in use.
  *
  * <p><b>Platforms.</b> Linux x86-64 through vkd3d (Debian {@code libvkd3d1 libvkd3d-utils1}) and gpusync's shim
- * {@code libgpusync_d3d12.so}, which {@code gpusync-native-bindings} carries when it was built with a C compiler
+ * {@code libgpusync_d3d12.so}, which {@code gpusync-bindings-d3d12} carries when it was built with a C compiler
  * and {@code libvkd3d-dev}. The fence must come from a device created through that shim
  * ({@link D3D12Producers.D3D12Device}): a vkd3d device made elsewhere signals events through its own instance's
  * callback, which cannot write gpusync's eventfds, so its fences are refused with

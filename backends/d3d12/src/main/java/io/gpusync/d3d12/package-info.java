@@ -11,7 +11,7 @@
  * with the code and its name; timeouts → {@link io.gpusync.SyncTimeoutException} naming fence, value and timeout.
  *
  * <p><b>How D3D12 is called.</b> On Linux x86-64 through vkd3d and gpusync's System V shim
- * ({@code libgpusync_d3d12.so}, carried inside {@code gpusync-native-bindings} and extracted to a temporary file on
+ * ({@code libgpusync_d3d12.so}, carried inside {@code gpusync-bindings-d3d12} and extracted to a temporary file on
  * first use), because vkd3d's COM methods are {@code ms_abi} there. The seam is the package-private
  * {@code D3d12Native} interface; a Windows implementation would call the vtables directly through FFM and does not
  * exist yet. Where the shim was not built (no C compiler or no {@code libvkd3d-dev} at build time) or
