@@ -17,25 +17,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Module names match artifact ids through one documented mapping: README's table ({@code | artifact | module |
  * what it is |}) lists every artifact the BOM publishes with a module, and each row names the module that the
- * artifact's {@code module-info.java} declares (or, for an automatic module, its {@code Automatic-Module-Name}), and
- * the packages it exports to every module (qualified exports, such as core's internal package to the engine, are not
- * for applications and are not listed).
+ * artifact's {@code module-info.java} declares (or, for an automatic module, its {@code Automatic-Module-Name}).
  */
 class ModuleTableTest {
     private static final Pattern ROW = Pattern.compile("^\\| `([\\w-]+)` \\| `([\\w.]+)` \\|");
     private static final Pattern ARTIFACT = Pattern.compile("</parent>\\s*<artifactId>([\\w-]+)</artifactId>");
     private static final Pattern MODULE = Pattern.compile("(?m)^\\s*(?:open\\s+)?module\\s+([\\w.]+)\\s*\\{");
     private static final Pattern AUTOMATIC = Pattern.compile("<Automatic-Module-Name>([\\w.]+)</Automatic-Module-Name>");
-    private static final Pattern EXPORTS = Pattern.compile("(?m)^\\s*exports\\s+([\\w.]+)\\s*;");
-    private static final Pattern PACKAGE = Pattern.compile("`([\\w.]+)`");
     private static final Pattern BOM_ENTRY = Pattern.compile("<artifactId>(gpusync-[\\w-]+)</artifactId>");
 
     @Test
-    void readmesModuleTableMatchesTheModuleDescriptorsAndTheirExportsAndCoversEveryPublishedJar() throws IOException {
+    void readmesModuleTableMatchesTheModuleDescriptorsAndCoversEveryPublishedJar() throws IOException {
         Path root = root();
         Map<String, String> table = new LinkedHashMap<>();
-        Map<String, java.util.Set<String>> exported = new LinkedHashMap<>(); // artifact -> README's exported packages
-        Map<String, Path> moduleDir = new LinkedHashMap<>();
         boolean inTable = false;
         for (String line : Files.readAllLines(root.resolve("README.md"))) {
             if (line.startsWith("| artifact | module |")) {
@@ -46,13 +40,6 @@ class ModuleTableTest {
                 Matcher m = ROW.matcher(line);
                 if (m.find()) {
                     table.put(m.group(1), m.group(2));
-                    String[] cells = line.split(" \\| ");
-                    java.util.Set<String> packages = new java.util.TreeSet<>();
-                    Matcher p = PACKAGE.matcher(cells[cells.length - 1].replaceAll("\\(.*", ""));
-                    while (p.find()) {
-                        packages.add(p.group(1));
-                    }
-                    exported.put(m.group(1), packages);
                 }
             }
         }
@@ -65,24 +52,11 @@ class ModuleTableTest {
                 Matcher artifact = ARTIFACT.matcher(Files.readString(dir.resolve("pom.xml")));
                 if (artifact.find()) {
                     moduleName(dir).ifPresent(module -> actual.put(artifact.group(1), module));
-                    moduleDir.put(artifact.group(1), dir);
                 }
             }
         }
         table.forEach((artifact, module) -> assertThat(actual.get(artifact))
                 .as("README says %s is module %s", artifact, module).isEqualTo(module));
-        exported.forEach((artifact, packages) -> {
-            Path info = moduleDir.get(artifact).resolve("src/main/java/module-info.java");
-            if (Files.isRegularFile(info)) { // an automatic module exports every package it has
-                java.util.Set<String> declared = new java.util.TreeSet<>();
-                Matcher e = EXPORTS.matcher(readUnchecked(info));
-                while (e.find()) {
-                    declared.add(e.group(1));
-                }
-                assertThat(packages).as("README's exported packages of %s: its unqualified exports", artifact)
-                        .containsExactlyInAnyOrderElementsOf(declared);
-            }
-        });
 
         Matcher published = BOM_ENTRY.matcher(Files.readString(root.resolve("bom/pom.xml")));
         while (published.find()) {
@@ -91,14 +65,6 @@ class ModuleTableTest {
                 assertThat(table).as("README's module table lists %s (in the BOM)", artifact)
                         .containsEntry(artifact, actual.get(artifact));
             }
-        }
-    }
-
-    private static String readUnchecked(Path file) {
-        try {
-            return Files.readString(file);
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
         }
     }
 
