@@ -35,6 +35,11 @@ final class OnDemandDaemon {
         LockSupport.unpark(t);
     }
 
+    /** The thread, null before the first {@link #wake()}. */
+    Thread thread() {
+        return thread;
+    }
+
     /** Unparks the thread if it has started (never starts it). */
     void unparkIfStarted() {
         Thread t = thread;
