@@ -147,6 +147,11 @@ final class CudaDriver {
          */
         static Pushed pushHeld(MemorySegment context, String what) {
             ensure();
+            return pushHeldLoaded(context, what);
+        }
+
+        /** {@link #pushHeld} for a caller that has made sure the driver is loaded (no service lookup). */
+        static Pushed pushHeldLoaded(MemorySegment context, String what) {
             if (context == null || context.equals(MemorySegment.NULL)) {
                 return NOTHING;
             }

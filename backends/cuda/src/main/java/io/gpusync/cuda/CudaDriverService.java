@@ -13,10 +13,16 @@ import java.util.concurrent.ConcurrentHashMap;
  * too: {@link #get()} returns the process's service (held by {@link ProcessServices}); tests may make fresh ones.
  * Components receive the service they belong to and reach their siblings through it.
  *
+ * <p><b>Lifetime.</b> Created on first use; closed by {@link ProcessServices} at shutdown (tests close the services
+ * they make). Closing abandons nothing: the armer and the fault-watch threads end as soon as they are idle (nothing
+ * deferred, nothing registered), and a later need starts them again. The pinned words stay allocated: the driver
+ * may still write them until the process ends.
+ *
  * <p><b>Threading.</b> Thread-safe. Creating a service starts nothing: the armer and the fault-watch threads are
- * daemons started on first need that park while idle. Nothing here blocks except loading the driver once.
+ * daemons started on first need that park while idle. Nothing here blocks except loading the driver once;
+ * {@link #close()} never blocks.
  */
-final class CudaDriverService {
+final class CudaDriverService implements AutoCloseable {
     private final StreamCallbacks callbacks;
     private final StreamCallbackBudget budget;
     private final CudaFaultWatch faultWatch;
@@ -66,6 +72,13 @@ final class CudaDriverService {
     /** The pinned-word pool of {@code device} (created on first use). */
     PinnedWordPool pinnedPool(int device) {
         return pinnedPools.computeIfAbsent(device, PinnedWordPool::new);
+    }
+
+    /** Lets the armer and the fault watch end (see the class comment). Idempotent; never blocks. */
+    @Override
+    public void close() {
+        budget.close();
+        faultWatch.close();
     }
 
     /** Whether {@link #ensureDriver()} has succeeded. */

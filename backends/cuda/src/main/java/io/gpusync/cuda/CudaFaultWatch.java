@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
@@ -94,18 +95,38 @@ final class CudaFaultWatch {
         vouched.put(context, System.nanoTime());
     }
 
+    /** The watch thread, null before its first wake-up and after it ended (tests). */
+    Thread watchThread() {
+        return thread.thread();
+    }
+
     /** Context checks made so far (tests: the watch idles while nothing is registered). */
     long checks() {
         return checks.get();
     }
 
+    /** The service closes: the watch thread ends once nothing is registered (a later registration starts another). */
+    void close() {
+        thread.close();
+    }
+
+    /**
+     * The watch's loop. Per wake-up it does what its contexts need, never what their waits need: one snapshot of
+     * the watched contexts (a copy of a map's key set: one entry per context, however many waits each has), one
+     * {@link StreamCallbacks#reportsOwnFaults} lookup per context, and a driver check only for a context that is due.
+     */
     private void run() {
+        StreamCallbacks callbacks = service.callbacks();
         long interval = FIRST_INTERVAL_NANOS;
         while (true) {
             handleReports();
-            if (service.callbacks().watchedContexts().isEmpty()) {
+            Set<Long> contexts = callbacks.watchedContexts();
+            if (contexts.isEmpty()) {
                 idle = true;
-                if (reports.isEmpty() && service.callbacks().watchedContexts().isEmpty()) {
+                if (reports.isEmpty() && callbacks.watchedContexts().isEmpty()) {
+                    if (thread.endIfClosing(() -> reports.isEmpty() && callbacks.watchedContexts().isEmpty())) {
+                        return; // idle stays true: the next registration starts a thread again
+                    }
                     LockSupport.park(this);
                 }
                 idle = false;
@@ -117,8 +138,7 @@ final class CudaFaultWatch {
                 rewind = false;
                 interval = FIRST_INTERVAL_NANOS;
             }
-            StreamCallbacks callbacks = service.callbacks();
-            boolean close = callbacks.watchedContexts().stream().anyMatch(c -> !callbacks.reportsOwnFaults(c));
+            boolean close = anyCannotReport(contexts);
             LockSupport.parkNanos(this, close ? interval : BACKSTOP_INTERVAL_NANOS);
             if (close) {
                 interval = Math.min(interval * 2, MAX_INTERVAL_NANOS);
@@ -126,25 +146,44 @@ final class CudaFaultWatch {
             if (!reports.isEmpty() || rewind) {
                 continue; // reports first; a rewind restarts the close interval
             }
-            checkDue(interval);
+            checkDue(callbacks.watchedContexts(), interval, System.nanoTime());
         }
     }
 
-    /** Checks the contexts that are due: those that cannot report their faults, and the others once a backstop interval. */
-    private void checkDue(long interval) {
-        long now = System.nanoTime();
-        var contexts = service.callbacks().watchedContexts();
-        lastChecked.keySet().retainAll(contexts);
+    private boolean anyCannotReport(Set<Long> contexts) {
+        StreamCallbacks callbacks = service.callbacks();
         for (long ctx : contexts) {
-            long last = lastChecked.computeIfAbsent(ctx, k -> now);
-            boolean due = !service.callbacks().reportsOwnFaults(ctx) || now - last >= BACKSTOP_INTERVAL_NANOS - interval;
+            if (!callbacks.reportsOwnFaults(ctx)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Checks the {@code contexts} that are due at {@code now}: those that cannot report their faults, and the others
+     * once a backstop interval; a context in which a driver query succeeded within {@code interval} is skipped.
+     * Watch thread only (tests call it on a service whose watch never started).
+     *
+     * @return how many contexts it checked
+     */
+    int checkDue(Set<Long> contexts, long interval, long now) {
+        StreamCallbacks callbacks = service.callbacks();
+        lastChecked.keySet().retainAll(contexts);
+        int checked = 0;
+        for (long ctx : contexts) {
+            Long since = lastChecked.putIfAbsent(ctx, now);
+            long last = since == null ? now : since;
+            boolean due = !callbacks.reportsOwnFaults(ctx) || now - last >= BACKSTOP_INTERVAL_NANOS - interval;
             Long vouchedAt = vouched.get(ctx);
             if (!due || vouchedAt != null && now - vouchedAt < interval) {
                 continue; // reported by its callbacks, or a driver query in it succeeded within this interval
             }
             lastChecked.put(ctx, now);
             checkQuietly(ctx);
+            checked++;
         }
+        return checked;
     }
 
     /** Callbacks reported errors: checks every watched context now, then fails what the reports name and is left. */
@@ -157,7 +196,7 @@ final class CudaFaultWatch {
         for (Report r; (r = reports.poll()) != null; ) {
             batch.add(r);
         }
-        for (long ctx : service.callbacks().watchedContexts()) {
+        for (long ctx : service.callbacks().watchedContexts()) { // one check per context, not per wait
             checkQuietly(ctx);
         }
         for (Report r : batch) {
@@ -183,7 +222,8 @@ final class CudaFaultWatch {
         long t0 = System.nanoTime();
         java.lang.foreign.MemorySegment context = java.lang.foreign.MemorySegment.ofAddress(ctx);
         SyncException fault = null;
-        try (CudaDriver.Pushed ignored = CudaDriver.Pushed.pushHeld(context, "CUDA fault watch")) {
+        service.ensureDriver();
+        try (CudaDriver.Pushed ignored = CudaDriver.Pushed.pushHeldLoaded(context, "CUDA fault watch")) {
             int r = Cuda.cuStreamQuery(java.lang.foreign.MemorySegment.NULL);
             if (CudaResults.isFatal(r)) {
                 fault = CudaResults.exception(r, "CUDA fault watch: cuStreamQuery on context 0x" + Long.toHexString(ctx));

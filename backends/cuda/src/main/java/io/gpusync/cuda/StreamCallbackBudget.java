@@ -180,7 +180,7 @@ final class StreamCallbackBudget {
         return inFlight.get();
     }
 
-    /** The armer thread, null before its first wake-up (tests). */
+    /** The armer thread, null before its first wake-up and after it ended (tests). */
     Thread armerThread() {
         return armer.thread();
     }
@@ -262,6 +262,11 @@ final class StreamCallbackBudget {
         return false;
     }
 
+    /** The service closes: the armer thread ends once nothing is deferred (a later deferral starts another). */
+    void close() {
+        armer.close();
+    }
+
     private void wakeArmer() {
         armer.wake();
     }
@@ -269,6 +274,9 @@ final class StreamCallbackBudget {
     private void run() {
         while (true) {
             if (deferred.isEmpty()) {
+                if (armer.endIfClosing(deferred::isEmpty)) {
+                    return;
+                }
                 LockSupport.park(this);
                 continue;
             }

@@ -110,6 +110,7 @@ class StreamCallbackBudgetTest {
             return budget.deferred() == 0 && budget.inFlight() == 0;
         }, 5_000);
         assertThat(drained).as("every deferred entry dropped and every bit of room given back").isTrue();
+        cuda.close(); // the armer and the fault watch end once idle
     }
 
     private List<Work> armed(int n) {

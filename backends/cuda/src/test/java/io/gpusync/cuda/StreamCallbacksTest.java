@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -24,7 +25,8 @@ class StreamCallbacksTest {
     private static final MemorySegment CONTEXT = MemorySegment.ofAddress(0xfa17_0000L);
     private static final int CUDA_ERROR_LAUNCH_FAILED = 719;
     /** A service of this test's own: nothing another test registered is in flight here. */
-    private final StreamCallbacks callbacks = new CudaDriverService(StreamCallbackBudget.DEFAULT_CAPACITY).callbacks();
+    private final CudaDriverService cuda = new CudaDriverService(StreamCallbackBudget.DEFAULT_CAPACITY);
+    private final StreamCallbacks callbacks = cuda.callbacks();
 
     /** A slot that records how it ended and on which thread. */
     private static final class Outcome implements StreamCallbacks.Slot {
@@ -47,6 +49,11 @@ class StreamCallbacksTest {
     @BeforeEach
     void noDriverHere() {
         CudaTestSupport.assumeNoCudaDriver();
+    }
+
+    @AfterEach
+    void closeTheService() {
+        cuda.close(); // its fault watch ends once nothing is registered
     }
 
     @Test
