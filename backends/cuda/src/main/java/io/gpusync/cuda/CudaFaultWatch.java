@@ -118,6 +118,7 @@ final class CudaFaultWatch {
     private void run() {
         StreamCallbacks callbacks = service.callbacks();
         long interval = FIRST_INTERVAL_NANOS;
+        boolean checkedOnce = false;
         while (true) {
             handleReports();
             Set<Long> contexts = callbacks.watchedContexts();
@@ -133,6 +134,14 @@ final class CudaFaultWatch {
                 lastChecked.clear();
                 interval = FIRST_INTERVAL_NANOS;
                 continue;
+            }
+            if (!checkedOnce) {
+                // this thread's first contexts are checked at once: the first check pays one-time costs (binding the
+                // driver calls, this thread's pop slot) that would otherwise land on a wake-up in the steady state
+                checkedOnce = true;
+                for (long ctx : contexts) {
+                    checkQuietly(ctx);
+                }
             }
             if (rewind) {
                 rewind = false;

@@ -31,7 +31,7 @@ import java.util.OptionalLong;
  * <p><b>Stream callbacks.</b> {@link #advanceWithStreamCallback} also launches a stream callback right after the
  * write, on the same stream, so it covers exactly that value: waits beyond the spin budget are woken by it at no
  * extra enqueue cost, but the stream holds back later work until the stream callback has run (one driver-thread
- * round trip, tens of µs). {@link #advance} launches nothing up front — unless a listener is already registered
+ * round trip). {@link #advance} launches nothing up front — unless a listener is already registered
  * for a value it writes (then it launches one the same way); a wait that outlives its spin budget
  * arms one on demand behind an event recorded on the last stream and a private stream (the user's stream never
  * waits for it; it may fire later than the value was written — never earlier). When the context gets a sticky
