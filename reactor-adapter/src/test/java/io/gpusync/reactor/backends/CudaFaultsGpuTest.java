@@ -53,7 +53,7 @@ class CudaFaultsGpuTest {
     private static final List<String> KINDS = List.of("engine-event-forever", "engine-value-forever",
             "engine-event-10s", "blocking-event-forever", "blocking-value-forever", "blocking-value-10s");
 
-    /** {@code CudaFaultWatch.BACKSTOP_INTERVAL_NANOS} (package-private in core). */
+    /** {@code CudaFaultWatch.BACKSTOP_INTERVAL_NANOS} (package-private in gpusync-cuda). */
     private static final long WATCH_BACKSTOP_INTERVAL_NANOS = 1_000_000_000L;
 
     /**
@@ -406,7 +406,7 @@ class CudaFaultsGpuTest {
             return rc;
         }
 
-        /** The process's {@code CudaFaultWatch} (package-private in core): {@code CudaDriverService.get().faultWatch()}. */
+        /** The process's {@code CudaFaultWatch} (package-private in gpusync-cuda): {@code CudaDriverService.get().faultWatch()}. */
         private static Object faultWatch() throws ReflectiveOperationException {
             Class<?> service = Class.forName("io.gpusync.cuda.CudaDriverService");
             java.lang.reflect.Method get = service.getDeclaredMethod("get");
