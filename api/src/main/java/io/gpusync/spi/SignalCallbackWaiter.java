@@ -4,7 +4,7 @@ import io.gpusync.SyncWaiter;
 
 /**
  * A waiter whose API reports completion through a callback (a {@code CpuTimeline}, OpenCL
- * {@code clSetEventCallback}, CUDA host functions): an engine waits on it with no thread at all.
+ * {@code clSetEventCallback}, CUDA stream callbacks): an engine waits on it with no thread at all.
  */
 public interface SignalCallbackWaiter extends SyncWaiter {
 

@@ -1,5 +1,7 @@
 package io.gpusync.internal;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
@@ -11,8 +13,9 @@ import java.util.function.Supplier;
  *
  * <p><b>Threading.</b> {@link #service} is thread-safe and returns the same object for a type for the life of the
  * process; it blocks only while another thread creates a service, and a service's constructor may ask for other
- * services (reentrant). Services live as long as the process: one that owns threads makes them daemons that end
- * when idle.
+ * services (reentrant). Services live as long as the process: one that owns threads makes them daemons. A service
+ * that is {@link AutoCloseable} is closed at shutdown (a JVM shutdown hook, registered with the first such service),
+ * the last created first; what it owns must then stop, never wait for the driver.
  *
  * <p>Internal: not exported to applications.
  */
@@ -21,6 +24,8 @@ public final class ProcessServices {
 
     private final ConcurrentHashMap<Class<?>, Object> services = new ConcurrentHashMap<>();
     private final Object creating = new Object();
+    /** The services to close at shutdown, in creation order (guarded by {@link #creating}). */
+    private final List<AutoCloseable> closeAtShutdown = new ArrayList<>();
 
     private ProcessServices() {
     }
@@ -39,9 +44,39 @@ public final class ProcessServices {
                 if (s == null) {
                     s = java.util.Objects.requireNonNull(create.get(), "service " + type.getName());
                     services.put(type, s);
+                    if (s instanceof AutoCloseable c) {
+                        closeAtShutdown(c);
+                    }
                 }
             }
         }
         return type.cast(s);
+    }
+
+    private void closeAtShutdown(AutoCloseable service) { // holds creating
+        if (closeAtShutdown.isEmpty()) {
+            try {
+                Runtime.getRuntime().addShutdownHook(new Thread(this::closeAll, "gpusync-services-shutdown"));
+            } catch (IllegalStateException shuttingDown) {
+                return; // the JVM is already shutting down: nothing will be closed, nothing needs to be
+            }
+        }
+        closeAtShutdown.add(service);
+    }
+
+    /** Closes the closeable services, the last created first; one that throws does not keep the others open. */
+    private void closeAll() {
+        List<AutoCloseable> all;
+        synchronized (creating) {
+            all = new ArrayList<>(closeAtShutdown);
+        }
+        for (AutoCloseable c : all.reversed()) {
+            try {
+                c.close();
+            } catch (Exception | Error e) {
+                System.getLogger(ProcessServices.class.getName()).log(System.Logger.Level.WARNING,
+                        "closing " + c + " at shutdown failed", e);
+            }
+        }
     }
 }

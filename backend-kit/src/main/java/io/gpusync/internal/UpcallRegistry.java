@@ -8,14 +8,14 @@ import java.util.function.Consumer;
 
 /**
  * Slots that a native upcall completes, keyed by a {@code long} that travels through the driver as
- * {@code user_data} — the registry behind CUDA host functions and OpenCL event callbacks, which both use
+ * {@code user_data} — the registry behind CUDA stream callbacks and OpenCL event callbacks, which both use
  * <em>one</em> upcall stub for the whole process (allocated once in the global arena, so the driver can
  * never call freed code).
  *
  * <p><b>Fire or cancel, exactly once.</b> Whoever removes a key owns its slot: the upcall ({@link #fire}),
  * a canceller ({@link #cancel}) or a sweep ({@link #take}). Each slot is therefore fired or cancelled
  * exactly once, never both. A late upcall for a cancelled key finds nothing and returns (neither API can
- * withdraw a launched host function or a registered callback).
+ * withdraw a launched stream callback or a registered callback).
  *
  * <p><b>The upcall only hands over.</b> {@link #fire} runs the slot inside a scope in which
  * {@link #inUpcall()} is true (so releases triggered there move to {@link Housekeeping}) and never lets a

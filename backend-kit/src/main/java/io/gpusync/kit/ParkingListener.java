@@ -10,7 +10,7 @@ import java.util.function.Supplier;
 
 /**
  * A {@link SignalListener} that wakes one parked thread: the blocking {@code await} of a waiter whose API
- * calls back (a {@code CpuTimeline}, OpenCL event callbacks, CUDA host functions) registers one and calls
+ * calls back (a {@code CpuTimeline}, OpenCL event callbacks, CUDA stream callbacks) registers one and calls
  * {@link #await}.
  *
  * <p>{@link #signalled()} / {@link #failed} record the outcome and unpark the thread; they only hand over,

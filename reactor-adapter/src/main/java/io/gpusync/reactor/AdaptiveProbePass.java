@@ -14,7 +14,7 @@ import java.util.Map;
  *   <li>a source not learned yet: every pass for the spin budget, then at {@link #coldInterval} of its age;</li>
  *   <li>a spin-then-callback wait: every pass, until its budget is spent and the callback path takes it — unless
  *       its source has a narrow window that is not over yet ({@link #holdsHandOver}): then the poller keeps it
- *       without a callback through that window (the callback, a host function for CUDA, is registered only for
+ *       without a callback through that window (the callback, a stream callback for CUDA, is registered only for
  *       the waits the window missed). A handed-over wait stays <em>watched</em> by the poller, which may see the signal before the callback does: at
  *       {@link #coldNext} intervals (a quarter of its age) until {@link #WATCH_AT_LEAST} or its source's window
  *       closes, and, when that source's window is narrow ({@link #WATCH_MAX_SPREAD}), every {@link #watchInterval}
@@ -242,7 +242,7 @@ final class AdaptiveProbePass {
     /**
      * Whether a spin-then-callback wait of age {@code age}, past its spin budget, is kept on the poller without a
      * callback for now: its source's window is narrow ({@link #closeWatch}) and not over yet, so the poller is likely
-     * to see the signal first, and registering the callback — for CUDA a host function launched behind the event on
+     * to see the signal first, and registering the callback — for CUDA a stream callback launched behind the event on
      * a stream of its own, for OpenCL a driver callback — would cost more than it brings. Past the window the wait is
      * handed over as usual.
      */

@@ -57,7 +57,7 @@ public enum WaitPath {
      * spin budget, then hand it to the {@link #CALLBACK} path — microsecond wakes for imminent completions,
      * no CPU for long waits. By default (the adaptive pollers) a wait whose source has learned a narrow window of
      * completion times past the spin budget stays on its poller through that window, with no callback registered
-     * (for CUDA no host function, for OpenCL no {@code clSetEventCallback}), and is handed over only if the window
+     * (for CUDA no stream callback, for OpenCL no {@code clSetEventCallback}), and is handed over only if the window
      * closes first; a handed-over wait is still probed now and then (a quarter of its age) for a few ms, so a late
      * callback (some drivers deliver theirs well after the status changes) does not set its wake latency. Sources are waiter classes, per engine
      * poller thread. With a zero spin budget ({@code SyncEngine.Builder.spinBudget(Duration.ZERO)}) such waits go to

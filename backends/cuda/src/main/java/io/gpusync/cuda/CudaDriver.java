@@ -23,9 +23,6 @@ final class CudaDriver {
     static final String SONAME = "libcuda.so.1";
     private static final System.Logger LOG = System.getLogger(CudaDriver.class.getName());
 
-    private static volatile boolean loaded;
-    private static SyncNotSupportedException failure;
-
     /** 8 bytes per thread for cuCtxPopCurrent's out-parameter (hot path of every push/pop pair). */
     private static final ThreadLocal<MemorySegment> POP_SLOT =
             ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(ValueLayout.ADDRESS));
@@ -35,41 +32,34 @@ final class CudaDriver {
 
     /** Whether {@link #ensure()} has succeeded in this JVM. */
     static boolean isLoaded() {
-        return loaded;
+        return CudaDriverService.get().driverLoaded();
     }
 
     /**
-     * Loads the driver and runs {@code cuInit(0)} once.
+     * Loads the driver and runs {@code cuInit(0)} once (the process's {@link CudaDriverService} remembers the outcome).
      *
      * @throws SyncNotSupportedException if the driver is absent or cannot initialize (no device, stub library…)
      */
     static void ensure() {
-        if (loaded) {
-            return;
-        }
-        init();
+        CudaDriverService.get().ensureDriver();
     }
 
-    private static synchronized void init() {
-        if (loaded) {
-            return;
-        }
-        if (failure != null) {
-            throw new SyncNotSupportedException(BackendKind.CUDA, failure.getMessage(), failure);
-        }
-        NativeLibraries.require(BackendKind.CUDA, SONAME); // not cached as a failure: cheap, and cached inside
+    /**
+     * Binds the driver and runs {@code cuInit(0)}: null on success, else the failure to remember (a failed
+     * {@code cuInit} or bind). An absent library throws instead and is not remembered: cheap, and cached inside.
+     */
+    static SyncNotSupportedException load() {
+        NativeLibraries.require(BackendKind.CUDA, SONAME);
         try {
             int r = Cuda.cuInit(0);
             if (r != CudaResults.SUCCESS) {
-                failure = new SyncNotSupportedException(BackendKind.CUDA, "cuInit(0) failed: "
+                return new SyncNotSupportedException(BackendKind.CUDA, "cuInit(0) failed: "
                         + CudaResults.name(r) + " (" + r + "); the CUDA driver cannot be used here");
-                throw failure;
             }
-            loaded = true;
+            return null;
         } catch (LinkageError e) {
-            failure = new SyncNotSupportedException(BackendKind.CUDA, SONAME
+            return new SyncNotSupportedException(BackendKind.CUDA, SONAME
                     + " could not be bound (" + e + "); the CUDA driver cannot be used here", e);
-            throw failure;
         }
     }
 
@@ -157,6 +147,11 @@ final class CudaDriver {
          */
         static Pushed pushHeld(MemorySegment context, String what) {
             ensure();
+            return pushHeldLoaded(context, what);
+        }
+
+        /** {@link #pushHeld} for a caller that has made sure the driver is loaded (no service lookup). */
+        static Pushed pushHeldLoaded(MemorySegment context, String what) {
             if (context == null || context.equals(MemorySegment.NULL)) {
                 return NOTHING;
             }

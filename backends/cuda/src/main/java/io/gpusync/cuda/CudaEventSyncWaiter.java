@@ -20,19 +20,18 @@ import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
  * The waiter of a {@link io.gpusync.SyncPoint.CudaEvent}: a {@code CUevent} with its owning {@code CUcontext}.
  *
  * <ul>
- *   <li>{@link #isSignaled()}: one {@code cuEventQuery} (≈1.5 µs on the H200): {@code CUDA_SUCCESS} → true,
+ *   <li>{@link #isSignaled()}: one {@code cuEventQuery}: {@code CUDA_SUCCESS} → true,
  *       {@code CUDA_ERROR_NOT_READY} → false, a sticky context error → {@link io.gpusync.DeviceLostException}
  *       (never {@code false}), anything else → the exception {@link CudaResults#exception} assigns.</li>
  *   <li>{@link #await}: {@code cuEventSynchronize} can neither time out nor be cancelled (and it spins), so the
- *       wait is {@link SpinThenPark}: query-spin for 50 µs (catches short kernels at the ≈10 µs the driver's own
- *       spin would), then a host function armed behind the event on a private stream unparks the thread (≈35–63
- *       µs after completion, no CPU burnt), with a probe every 1–64 ms to surface sticky errors (host functions
- *       never run on a poisoned context). Interrupt → {@link io.gpusync.SyncCancelledException}.</li>
- *   <li>{@link #onSignal}: the engine's no-thread path — a host function behind the event on a private
- *       stream; cancel removes its key. CUDA never runs host functions on a context with a sticky error, so
- *       {@link CudaFaultWatch} re-queries every context with registrations outstanding and fails the listener
- *       with {@link io.gpusync.DeviceLostException} within ≈25 ms of the fault ({@code FOREVER} waits
- *       included). An event minted by an owned producer ({@link CudaWorkQueue#recordEvent}) fails with
+ *       wait is {@link SpinThenPark}: query-spin for 50 µs (catches short kernels as soon as the driver's own
+ *       spin would), then a stream callback armed behind the event on a private stream unparks the thread (no
+ *       CPU burnt), with a probe every 1–64 ms as a second line against sticky errors. Interrupt →
+ *       {@link io.gpusync.SyncCancelledException}.</li>
+ *   <li>{@link #onSignal}: the engine's no-thread path — a stream callback behind the event on a private
+ *       stream; cancel removes its key. On a context with a sticky error the callback runs with the error and
+ *       {@link CudaFaultWatch} fails the listener with {@link io.gpusync.DeviceLostException} ({@code FOREVER}
+ *       waits included; the watch also queries contexts whose waits have no callback in flight). An event minted by an owned producer ({@link CudaWorkQueue#recordEvent}) fails with
  *       {@link io.gpusync.SyncCancelledException} when the producer closes.</li>
  *   <li>{@link #waitOnForeignStream}: {@code cuStreamWaitEvent(stream, event, 0)}, cross-context.</li>
  * </ul>
@@ -52,20 +51,23 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
     private final int device;
     private final NativeAnchor.Claim claim;
     private final ProducerLifetime lifetime; // null: no owned producer behind the event
-    private final EventWakeup wakeup;        // the event's one outstanding host function, shared by every wait
+    private final EventWakeup wakeup;        // the event's one outstanding stream callback, shared by every wait
+    private final CudaDriverService service;
 
-    CudaEventSyncWaiter(MemorySegment event, MemorySegment context, int device, NativeAnchor anchor) {
-        this(event, context, device, anchor, null);
+    CudaEventSyncWaiter(CudaDriverService service, MemorySegment event, MemorySegment context, int device,
+                        NativeAnchor anchor) {
+        this(service, event, context, device, anchor, null);
     }
 
-    CudaEventSyncWaiter(MemorySegment event, MemorySegment context, int device, NativeAnchor anchor,
-                        ProducerLifetime lifetime) {
+    CudaEventSyncWaiter(CudaDriverService service, MemorySegment event, MemorySegment context, int device,
+                        NativeAnchor anchor, ProducerLifetime lifetime) {
+        this.service = Objects.requireNonNull(service, "service");
         this.event = Objects.requireNonNull(event, "event");
         this.context = Objects.requireNonNull(context, "context");
         this.device = device;
         this.claim = anchor.claim(this);
         this.lifetime = lifetime;
-        this.wakeup = new EventWakeup(this.event, this.context, lifetime, claim, this::query);
+        this.wakeup = new EventWakeup(service, this.event, this.context, lifetime, claim, this::query);
     }
 
     /** The release action of an owned event; captures handles only, never the waiter. */
@@ -110,7 +112,7 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
         if (lifetime != null) {
             lifetime.check();
         }
-        CudaDriver.ensure();
+        service.ensureDriver();
         int r = Cuda.cuEventQuery(event);
         if (r == CudaResults.INVALID_CONTEXT) {
             try (CudaDriver.Pushed ignored = CudaDriver.Pushed.pushHeld(context, "cuEventQuery")) {
@@ -158,7 +160,7 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
     @Override
     public CallbackRegistration onSignal(SignalListener listener) {
         Objects.requireNonNull(listener, "listener");
-        claim.enter(); // held until the host function fires or the registration is cancelled
+        claim.enter(); // held until the stream callback fires or the registration is cancelled
         boolean handedOver = false;
         try {
             if (query()) {
@@ -183,7 +185,7 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
     @Override
     public void waitOnForeignStream(MemorySegment foreignStream) {
         Objects.requireNonNull(foreignStream, "foreignStream");
-        CudaDriver.ensure(); // SyncNotSupportedException without a driver
+        service.ensureDriver(); // SyncNotSupportedException without a driver
         claim.run(() -> {
                 int r = Cuda.cuStreamWaitEvent(foreignStream, event, 0);
                 if (r == CudaResults.INVALID_CONTEXT && !foreignStream.equals(MemorySegment.NULL)) {
@@ -201,7 +203,7 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
 
     @Override
     public boolean callsBackOnDriverThread() {
-        return true; // host functions run on a CUDA driver thread
+        return true; // stream callbacks run on a CUDA driver thread
     }
 
     /** The event handle. */
@@ -235,7 +237,7 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
                 + ", device " + device + (claim.anchor().isAdopted() ? ", adopted" : ", borrowed") + "]";
     }
 
-    /** A listener registration: the host function hands the completion to the listener and drops the hold. */
+    /** A listener registration: the stream callback hands the completion to the listener and drops the hold. */
     private static final class ListenerSlot implements EventWakeup.Waker {
         private final SignalListener listener;
         private final NativeAnchor.Claim claim;

@@ -13,7 +13,7 @@ import java.lang.foreign.ValueLayout;
 /**
  * Factories of {@link SyncPoint.CudaEvent} points over the CUDA driver API. Every point's waiter is a
  * {@link io.gpusync.CudaEventWaiter} (and a {@link io.gpusync.spi.SignalCallbackWaiter}, not a
- * {@link io.gpusync.spi.BlockingWaiter}): {@code isSignaled} is one {@code cuEventQuery}, {@code await} spins 50 µs then parks behind a host function,
+ * {@link io.gpusync.spi.BlockingWaiter}): {@code isSignaled} is one {@code cuEventQuery}, {@code await} spins 50 µs then parks behind a stream callback,
  * {@code onSignal} needs no thread.
  *
  * <p><b>Raw handles.</b> JCuda and JavaCPP users hold {@code CUevent}/{@code CUcontext}/{@code CUstream} as
@@ -132,7 +132,8 @@ public final class CudaEvents {
             MemorySegment ev = MemorySegment.ofAddress(event.address());
             MemorySegment c = MemorySegment.ofAddress(ctx.address());
             int device = dev.get(ValueLayout.JAVA_INT, 0);
-            return new SyncPoint.CudaEvent(ev, c, device, new CudaEventSyncWaiter(ev, c, device, anchor, lifetime));
+            return new SyncPoint.CudaEvent(ev, c, device, new CudaEventSyncWaiter(CudaDriverService.get(), ev, c, device,
+                    anchor, lifetime));
         }
     }
 
@@ -145,7 +146,8 @@ public final class CudaEvents {
                                              NativeAnchor anchor) {
         MemorySegment ev = MemorySegment.ofAddress(event.address());
         MemorySegment ctx = MemorySegment.ofAddress(context.address());
-        return new SyncPoint.CudaEvent(ev, ctx, device, new CudaEventSyncWaiter(ev, ctx, device, anchor));
+        return new SyncPoint.CudaEvent(ev, ctx, device, new CudaEventSyncWaiter(CudaDriverService.get(), ev, ctx, device,
+                anchor));
     }
 
     private static void requireHandle(MemorySegment handle, String name) {

@@ -41,6 +41,7 @@ public final class CudaExternalSemaphore implements AutoCloseable {
     private final MemorySegment context;
     private final NativeAnchor.Claim claim;
     private final java.util.concurrent.CompletableFuture<Void> destroyed;
+    private final GatedWaits gatedWaits;
 
     private CudaExternalSemaphore(MemorySegment semaphore, MemorySegment context) {
         this.semaphore = semaphore;
@@ -49,9 +50,11 @@ public final class CudaExternalSemaphore implements AutoCloseable {
         long ctx = context.address();
         java.util.concurrent.CompletableFuture<Void> destroyed = new java.util.concurrent.CompletableFuture<>();
         this.destroyed = destroyed;
+        GatedWaits gatedWaits = CudaDriverService.get().gatedWaits();
+        this.gatedWaits = gatedWaits;
         // never destroyed while a wait in its context is pending: the destroy would hold the driver until it passes
         this.claim = NativeAnchor.adopt("CUexternalSemaphore " + CudaDriver.hex(semaphore),
-                () -> GatedWaits.destroyWhenClear(MemorySegment.ofAddress(sem), MemorySegment.ofAddress(ctx),
+                () -> gatedWaits.destroyWhenClear(MemorySegment.ofAddress(sem), MemorySegment.ofAddress(ctx),
                         destroyed))
                 .claim(this);
     }
@@ -136,7 +139,7 @@ public final class CudaExternalSemaphore implements AutoCloseable {
                     params.fill((byte) 0);
                     CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st.params.fence.value(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st
                             .params.fence(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st.params(params)), value);
-                    r = GatedWaits.enqueue(context, stream, () -> Cuda.cuWaitExternalSemaphoresAsync(sems, params, 1,
+                    r = gatedWaits.enqueue(context, stream, () -> Cuda.cuWaitExternalSemaphoresAsync(sems, params, 1,
                             stream));
                 }
                 CudaResults.check(r, (signal ? "cuSignalExternalSemaphoresAsync(" : "cuWaitExternalSemaphoresAsync(")

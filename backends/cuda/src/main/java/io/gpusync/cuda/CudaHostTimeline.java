@@ -16,26 +16,27 @@ import java.util.OptionalLong;
  * ({@code cuMemHostAlloc(CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE)}, initially 0) that the GPU
  * raises in stream order: {@link #advance} enqueues {@code cuStreamWriteValue64_v2(stream, word, next,
  * CU_STREAM_WRITE_VALUE_DEFAULT)} after the work already enqueued on the stream and returns the point at
- * {@code next}. Waiting is a memory read (acquire, ≈1 ns) instead of {@code cuEventQuery} (≈1.5 µs): on the
- * H200 the word flips ≈9.5 µs after a 1 µs kernel, the same as an event query spin, at a thousandth of the
- * probe cost — the point of this class when many waits are polled.
+ * {@code next}. Waiting is a memory read (acquire) instead of a {@code cuEventQuery}: the word flips as soon as an
+ * event query would see the work done, at a small fraction of the probe cost — the point of this class when many
+ * waits are polled.
  *
  * <p><b>The point.</b> {@link SyncPoint.Cuda} with {@code event} = the word's host address as an 8-byte
  * segment (under unified addressing, which every 64-bit CUDA platform has, it is also the word's device
  * address, so a GPU consumer can {@code cuStreamWaitValue64(stream, event.address(), value, GEQ)} on it; the
  * mapped device pointer proper is {@link #devicePointer()}), and {@code value} = the timeline value. The waiter
  * is {@code CudaTimelineWaiter}: {@code isSignaled} reads the word; {@code await} spins 50 µs, then parks
- * behind a host function; {@code onSignal} completes through a host function; {@code rebindToValue} works, so
+ * behind a stream callback; {@code onSignal} completes through a stream callback; {@code rebindToValue} works, so
  * {@link SyncPoint#withValue} does.
  *
- * <p><b>Host functions.</b> {@link #advanceWithHostFunction} also launches a host function right after the
+ * <p><b>Stream callbacks.</b> {@link #advanceWithStreamCallback} also launches a stream callback right after the
  * write, on the same stream, so it covers exactly that value: waits beyond the spin budget are woken by it at no
- * extra enqueue cost, but the stream holds back later work until the host function has run (one driver-thread
- * round trip, tens of µs). {@link #advance} launches nothing up front — unless a listener is already registered
+ * extra enqueue cost, but the stream holds back later work until the stream callback has run (one driver-thread
+ * round trip). {@link #advance} launches nothing up front — unless a listener is already registered
  * for a value it writes (then it launches one the same way); a wait that outlives its spin budget
  * arms one on demand behind an event recorded on the last stream and a private stream (the user's stream never
- * waits for it; it may fire later than the value was written — never earlier). Host functions do not run once
- * the context has a sticky error; the waiters' periodic health check reports that error instead.
+ * waits for it; it may fire later than the value was written — never earlier). When the context gets a sticky
+ * error the callbacks run with the error and the waits fail with it; the waiters' periodic health check is the
+ * second line.
  *
  * <p><b>Streams.</b> Every stream passed to {@code advance} must belong to this timeline's context (NULL = its
  * legacy default stream). Values must land in order: when an advance uses a different stream than the previous
@@ -97,13 +98,14 @@ public final class CudaHostTimeline implements AutoCloseable {
                         "device " + device + " cannot map host memory: no CUDA host timeline on it");
             }
         }
-        PinnedWordPool pool = PinnedWordPool.forDevice(device);
+        CudaDriverService service = CudaDriverService.get();
+        PinnedWordPool pool = service.pinnedPool(device);
         MemorySegment word = pool.take(); // outside ctx: a slab, if one is needed, comes from the primary context
         try (CudaDriver.Pushed ignored = CudaDriver.Pushed.push(ctx, "CudaHostTimeline.create");
              Arena arena = Arena.ofConfined()) {
             MemorySegment pd = arena.allocate(ValueLayout.JAVA_LONG);
             CudaResults.check(Cuda.cuMemHostGetDevicePointer_v2(pd, word, 0), "cuMemHostGetDevicePointer_v2");
-            TimelineState state = new TimelineState(word, pd.get(ValueLayout.JAVA_LONG, 0), ctx, device, pool,
+            TimelineState state = new TimelineState(service, word, pd.get(ValueLayout.JAVA_LONG, 0), ctx, device, pool,
                     afterRelease);
             NativeAnchor anchor = NativeAnchor.adopt("CudaHostTimeline word " + CudaDriver.hex(word),
                     state.releaseAction());
@@ -132,10 +134,10 @@ public final class CudaHostTimeline implements AutoCloseable {
     }
 
     /**
-     * {@link #advance} plus a host function launched right after the write on the same stream, so waits on
+     * {@link #advance} plus a stream callback launched right after the write on the same stream, so waits on
      * this value beyond the spin budget are woken by it (see the class comment for its cost to the stream).
      */
-    public SyncPoint.Cuda advanceWithHostFunction(MemorySegment stream) {
+    public SyncPoint.Cuda advanceWithStreamCallback(MemorySegment stream) {
         return advance(stream, true);
     }
 
@@ -144,9 +146,9 @@ public final class CudaHostTimeline implements AutoCloseable {
         return advance(MemorySegment.ofAddress(stream));
     }
 
-    private SyncPoint.Cuda advance(MemorySegment stream, boolean hostFunction) {
+    private SyncPoint.Cuda advance(MemorySegment stream, boolean streamCallback) {
         Objects.requireNonNull(stream, "stream");
-        return claim.call(() -> point(state.advance(stream, hostFunction)));
+        return claim.call(() -> point(state.advance(stream, streamCallback)));
     }
 
     /**

@@ -69,7 +69,7 @@ public final class CudaProducers {
                     this.spinKernel = MemorySegment.ofAddress(p.get(ValueLayout.ADDRESS, 0).address());
                 }
             }
-            this.lifetime = new ProducerLifetime(this.toString());
+            this.lifetime = new ProducerLifetime(CudaDriverService.get(), this.toString());
             contextHold.enter(); // the timeline's hold, dropped after its events are destroyed
             try {
                 this.timeline = CudaHostTimeline.create(context, contextHold::exit);
@@ -88,7 +88,7 @@ public final class CudaProducers {
             return new CudaWorkQueue(device);
         }
 
-        /** The device's name, e.g. "NVIDIA H200". */
+        /** The device's name as the driver reports it ({@code cuDeviceGetName}). */
         public String deviceName() {
             return deviceName;
         }

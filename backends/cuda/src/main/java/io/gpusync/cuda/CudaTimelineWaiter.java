@@ -18,17 +18,17 @@ import java.util.Optional;
  * The waiter of a {@link CudaHostTimeline} value (a {@link io.gpusync.SyncPoint.Cuda} with a value).
  *
  * <ul>
- *   <li>{@link #isSignaled()}: one acquire read of the pinned word, compared unsigned (≈1 ns, against ≈1.5 µs
- *       for {@code cuEventQuery}); while the value is not reached, at most once per millisecond per timeline a
+ *   <li>{@link #isSignaled()}: one acquire read of the pinned word, compared unsigned (far cheaper than a
+ *       {@code cuEventQuery}); while the value is not reached, at most once per millisecond per timeline a
  *       health check ({@code cuStreamQuery} on the context) turns a sticky context error into
  *       {@link io.gpusync.DeviceLostException} — a poisoned context never writes the word, and {@code false}
  *       forever would make a polling loop spin forever.</li>
- *   <li>{@link #await}: {@link SpinThenPark} — spin on the word for 50 µs (the word flips ≈9.5 µs after a 1 µs
- *       kernel on the H200: the same physical limit as any probe), then a host function unparks the thread
- *       (the one launched after the write by {@link CudaHostTimeline#advanceWithHostFunction}, or one armed on
+ *   <li>{@link #await}: {@link SpinThenPark} — spin on the word for 50 µs (it flips as soon as any probe could
+ *       see the work done), then a stream callback unparks the thread
+ *       (the one launched after the write by {@link CudaHostTimeline#advanceWithStreamCallback}, or one armed on
  *       demand behind an event on a private stream), with a probe (read + rate-limited health check) every
  *       1–64 ms.</li>
- *   <li>{@link #onSignal}: completion by a host function, no thread waiting; cancel drops the registration.</li>
+ *   <li>{@link #onSignal}: completion by a stream callback, no thread waiting; cancel drops the registration.</li>
  *   <li>{@link #rebindToValue}: a waiter at another value of the same timeline, sharing its anchor.</li>
  * </ul>
  *
@@ -120,7 +120,7 @@ final class CudaTimelineWaiter implements SignalCallbackWaiter, io.gpusync.spi.C
 
     @Override
     public boolean callsBackOnDriverThread() {
-        return true; // host functions run on a CUDA driver thread (or inside onSignal when already reached)
+        return true; // stream callbacks run on a CUDA driver thread (or inside onSignal when already reached)
     }
 
     @Override

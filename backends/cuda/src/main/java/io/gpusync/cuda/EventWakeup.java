@@ -9,23 +9,20 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The host-function wake-up of one {@code CUevent}, shared by every wait on it: at most <em>one</em> host function
- * is outstanding per event, however many waits — engine callbacks, blocking awaits, and the repeated short
- * awaits of a caller that slices its wait (gpu-handle-types' waiter thread waits in 10 ms slices) — register and
- * withdraw meanwhile. A launched host function cannot be withdrawn: before this, every slice armed one more,
- * each on a private stream of its own, and behind an event held back by a host gate thousands of them piled up
- * until the driver blocked the waiting thread inside {@code cuStreamCreate}/{@code cuLaunchHostFunc} — the hang
- * of the CUDA harness's approach (b) on the H200.
+ * The stream-callback wake-up of one {@code CUevent}, shared by every wait on it: at most <em>one</em> callback is
+ * outstanding per event, however many waits — engine callbacks, blocking awaits, and the repeated short awaits of
+ * a caller that slices its wait — register and withdraw meanwhile. A launched callback cannot be withdrawn, so
+ * one per wait would pile up behind an event held back by a host gate until the driver blocked the waiting thread.
  *
- * <p>{@link #add} registers a {@link Waker} and arms the host function if none is outstanding
- * ({@link HostFunctionBudget#arm}: at once, or deferred while the driver has no room — a deferred arm holds the
- * event through the waiter's claim and is probed meanwhile); the returned handle withdraws the waker (the host
- * function stays, and serves the next waker). When the host function runs, every waker present fires; when its context faults or its
- * producer closes ({@link HostFunctions.Slot#fail}), every waker fails. Whoever removes a waker from the set owns
- * its outcome, so each fires, fails or is withdrawn exactly once. Thread-safe; the host-function side only hands
- * over.
+ * <p>{@link #add} registers a {@link Waker} and arms the callback if none is outstanding
+ * ({@link StreamCallbackBudget#arm}: at once, or deferred while the driver has no room — a deferred arm holds the
+ * event through the waiter's claim and is probed meanwhile); the returned handle withdraws the waker (the callback
+ * stays, and serves the next waker). When the callback runs, every waker present fires; when its context faults
+ * or its producer closes ({@link StreamCallbacks.Slot#fail}), every waker fails. Whoever removes a waker from the
+ * set owns its outcome, so each fires, fails or is withdrawn exactly once. Thread-safe; the callback's side only
+ * hands over.
  */
-final class EventWakeup implements HostFunctions.Slot {
+final class EventWakeup implements StreamCallbacks.Slot {
     /** One registered wait. Runs on a driver thread (fire) or the fault watch / closing thread (fail). */
     interface Waker {
         void fire();
@@ -33,6 +30,7 @@ final class EventWakeup implements HostFunctions.Slot {
         void fail(SyncException error);
     }
 
+    private final CudaDriverService service;
     private final MemorySegment event;
     private final MemorySegment context;
     private final ProducerLifetime lifetime;
@@ -41,11 +39,12 @@ final class EventWakeup implements HostFunctions.Slot {
     /** One non-blocking probe of the event ({@code cuEventQuery}): how a deferred arm learns it is complete. */
     private final java.util.function.BooleanSupplier probe;
     private final Set<Waker> wakers = ConcurrentHashMap.newKeySet();
-    /** A host function is outstanding. No lock: the host function's side must never wait for an arming thread. */
+    /** A stream callback is outstanding. No lock: the stream callback's side must never wait for an arming thread. */
     private final AtomicBoolean armed = new AtomicBoolean();
 
-    EventWakeup(MemorySegment event, MemorySegment context, ProducerLifetime lifetime, NativeAnchor.Claim claim,
-                java.util.function.BooleanSupplier probe) {
+    EventWakeup(CudaDriverService service, MemorySegment event, MemorySegment context, ProducerLifetime lifetime,
+                NativeAnchor.Claim claim, java.util.function.BooleanSupplier probe) {
+        this.service = service;
         this.event = event;
         this.context = context;
         this.lifetime = lifetime;
@@ -54,7 +53,7 @@ final class EventWakeup implements HostFunctions.Slot {
     }
 
     /**
-     * Registers {@code waker}; arms the event's host function unless one is outstanding.
+     * Registers {@code waker}; arms the event's stream callback unless one is outstanding.
      *
      * @return the withdrawal: {@code true} if it removed the waker (which then never fires or fails)
      * @throws SyncException if arming fails (the waker is then not registered)
@@ -62,15 +61,15 @@ final class EventWakeup implements HostFunctions.Slot {
     Withdrawal add(Waker waker) {
         wakers.add(waker);
         if (armed.compareAndSet(false, true)) {
-            long key = HostFunctions.register(context, lifetime, this);
+            long key = service.callbacks().register(context, lifetime, this);
             try {
-                HostFunctionBudget.arm(new Arm(key));
+                service.budget().arm(new Arm(key));
             } catch (RuntimeException e) {
-                HostFunctions.cancel(key);
+                service.callbacks().cancel(key);
                 armed.set(false);
                 wakers.remove(waker);
                 if (e instanceof SyncException se) {
-                    fail(se); // wakers that counted on this arming must not wait for a host function that never came
+                    fail(se); // wakers that counted on this arming must not wait for a stream callback that never came
                 }
                 throw e;
             }
@@ -87,7 +86,7 @@ final class EventWakeup implements HostFunctions.Slot {
         return wakers.size();
     }
 
-    /** Whether a host function is outstanding (tests). */
+    /** Whether a stream callback is outstanding (tests). */
     boolean armed() {
         return armed.get();
     }
@@ -122,15 +121,15 @@ final class EventWakeup implements HostFunctions.Slot {
         }
     }
 
-    /** The arm of this event's host function, now or once the driver has room ({@link HostFunctionBudget}). */
-    private final class Arm extends HostFunctionBudget.Entry {
+    /** The arm of this event's stream callback, now or once the driver has room ({@link StreamCallbackBudget}). */
+    private final class Arm extends StreamCallbackBudget.Entry {
         Arm(long key) {
             super(key, context);
         }
 
         @Override
         public boolean arm() {
-            HostFunctions.launchAfterEvent(context, event, key());
+            service.callbacks().launchAfterEvent(context, event, key());
             return true;
         }
 

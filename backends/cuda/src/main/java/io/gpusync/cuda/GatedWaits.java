@@ -32,6 +32,9 @@ import java.util.function.IntSupplier;
  * and the sweep's look-and-destroy exclude each other (a read and a write lock), so a wait cannot slip in between
  * the look and the destroy. The sweep reschedules itself (1 → 16 ms) while anything is queued. Waits the
  * application enqueues with its own driver calls are not known here.
+ *
+ * <p><b>Threading.</b> Thread-safe; {@link #destroyWhenClear} never blocks; {@link #enqueue} waits only while a sweep
+ * looks and destroys.
  */
 final class GatedWaits {
     private static final System.Logger LOG = System.getLogger(GatedWaits.class.getName());
@@ -39,11 +42,11 @@ final class GatedWaits {
     private static final long MAX_DELAY_NANOS = 16_000_000L;
     /** Passed waits' events are collected by a sweep once this many are tracked, even with no destroy queued. */
     private static final int COLLECT_AT = 256;
-    private static final ConcurrentLinkedQueue<Pending> PENDING = new ConcurrentLinkedQueue<>();
-    private static final AtomicInteger PENDING_COUNT = new AtomicInteger();
-    private static final ConcurrentLinkedQueue<Destroy> DESTROYS = new ConcurrentLinkedQueue<>();
-    private static final AtomicBoolean SCHEDULED = new AtomicBoolean();
-    private static final ReentrantReadWriteLock ENQUEUING = new ReentrantReadWriteLock();
+    private final ConcurrentLinkedQueue<Pending> pending = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger pendingCount = new AtomicInteger();
+    private final ConcurrentLinkedQueue<Destroy> destroys = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean scheduled = new AtomicBoolean();
+    private final ReentrantReadWriteLock enqueuing = new ReentrantReadWriteLock();
 
     private record Pending(MemorySegment event, long context) {
     }
@@ -51,7 +54,7 @@ final class GatedWaits {
     private record Destroy(MemorySegment semaphore, MemorySegment context, CompletableFuture<Void> done) {
     }
 
-    private GatedWaits() {
+    GatedWaits() {
     }
 
     /**
@@ -59,8 +62,8 @@ final class GatedWaits {
      * records an event after it on {@code stream}; returns the call's result. A failed record throws, and the
      * wait then goes untracked.
      */
-    static int enqueue(MemorySegment context, MemorySegment stream, IntSupplier call) {
-        ENQUEUING.readLock().lock();
+    int enqueue(MemorySegment context, MemorySegment stream, IntSupplier call) {
+        enqueuing.readLock().lock();
         try {
             int r = call.getAsInt();
             if (r == CudaResults.SUCCESS) {
@@ -68,11 +71,11 @@ final class GatedWaits {
             }
             return r;
         } finally {
-            ENQUEUING.readLock().unlock();
+            enqueuing.readLock().unlock();
         }
     }
 
-    private static void enqueued(MemorySegment context, MemorySegment stream) {
+    private void enqueued(MemorySegment context, MemorySegment stream) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment p = arena.allocate(ValueLayout.ADDRESS);
             int r = Cuda.cuEventCreate(p, Cuda.CU_EVENT_DISABLE_TIMING());
@@ -85,9 +88,9 @@ final class GatedWaits {
                 CudaDriver.logRelease(Cuda.cuEventDestroy_v2(event), "cuEventDestroy_v2");
                 throw CudaResults.exception(r, "cuEventRecord (after an external-semaphore wait)");
             }
-            PENDING.add(new Pending(event, context.address()));
+            pending.add(new Pending(event, context.address()));
         }
-        if (PENDING_COUNT.incrementAndGet() >= COLLECT_AT) {
+        if (pendingCount.incrementAndGet() >= COLLECT_AT) {
             schedule();
         }
     }
@@ -96,36 +99,36 @@ final class GatedWaits {
      * Destroys {@code semaphore} once no wait gpusync enqueued in {@code context} is pending, then completes
      * {@code done}. Never blocks.
      */
-    static void destroyWhenClear(MemorySegment semaphore, MemorySegment context, CompletableFuture<Void> done) {
-        DESTROYS.add(new Destroy(semaphore, context, done));
+    void destroyWhenClear(MemorySegment semaphore, MemorySegment context, CompletableFuture<Void> done) {
+        destroys.add(new Destroy(semaphore, context, done));
         schedule();
     }
 
     /** Destroys still held back (tests). */
-    static int heldBack() {
-        return DESTROYS.size();
+    int heldBack() {
+        return destroys.size();
     }
 
-    private static void schedule() {
-        if (SCHEDULED.compareAndSet(false, true)) {
+    private void schedule() {
+        if (scheduled.compareAndSet(false, true)) {
             Housekeeping.schedule(() -> sweep(FIRST_DELAY_NANOS), FIRST_DELAY_NANOS, TimeUnit.NANOSECONDS);
         }
     }
 
-    private static void sweep(long delay) {
-        ENQUEUING.writeLock().lock();
+    private void sweep(long delay) {
+        enqueuing.writeLock().lock();
         try {
             List<Long> busy = new ArrayList<>();
-            for (Iterator<Pending> it = PENDING.iterator(); it.hasNext(); ) {
+            for (Iterator<Pending> it = pending.iterator(); it.hasNext(); ) {
                 Pending p = it.next();
                 if (passed(p)) {
                     it.remove();
-                    PENDING_COUNT.decrementAndGet();
+                    pendingCount.decrementAndGet();
                 } else if (!busy.contains(p.context())) {
                     busy.add(p.context());
                 }
             }
-            for (Iterator<Destroy> it = DESTROYS.iterator(); it.hasNext(); ) {
+            for (Iterator<Destroy> it = destroys.iterator(); it.hasNext(); ) {
                 Destroy d = it.next();
                 if (!busy.contains(d.context().address())) {
                     it.remove();
@@ -133,11 +136,11 @@ final class GatedWaits {
                 }
             }
         } finally {
-            ENQUEUING.writeLock().unlock();
+            enqueuing.writeLock().unlock();
         }
-        if (DESTROYS.isEmpty() && PENDING_COUNT.get() < COLLECT_AT) {
-            SCHEDULED.set(false);
-            if ((DESTROYS.isEmpty() && PENDING_COUNT.get() < COLLECT_AT) || !SCHEDULED.compareAndSet(false, true)) {
+        if (destroys.isEmpty() && pendingCount.get() < COLLECT_AT) {
+            scheduled.set(false);
+            if ((destroys.isEmpty() && pendingCount.get() < COLLECT_AT) || !scheduled.compareAndSet(false, true)) {
                 return; // a destroy racing this check scheduled its own sweep, or there is nothing left
             }
             delay = FIRST_DELAY_NANOS / 2;
@@ -147,7 +150,7 @@ final class GatedWaits {
     }
 
     /** Whether the wait behind {@code p}'s event has passed (or can never be waited for again: an error). */
-    private static boolean passed(Pending p) {
+    private boolean passed(Pending p) {
         MemorySegment ctx = MemorySegment.ofAddress(p.context());
         int pushed = Cuda.cuCtxPushCurrent_v2(ctx);
         try {
@@ -164,7 +167,7 @@ final class GatedWaits {
         }
     }
 
-    private static void destroy(Destroy d) {
+    private void destroy(Destroy d) {
         int pushed = Cuda.cuCtxPushCurrent_v2(d.context());
         try {
             CudaDriver.logRelease(Cuda.cuDestroyExternalSemaphore(d.semaphore()),

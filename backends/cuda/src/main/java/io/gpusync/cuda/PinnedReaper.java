@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * waiting for the GPU in a release action is forbidden. A sweep on gpusync's housekeeping thread checks each
  * buried word (one memory read; no driver call at all), rescheduling itself with a backoff of 1 → 16 ms while any
  * word is buried and not at all otherwise. A word whose write never lands (its context died) is given up after
- * {@link #GIVE_UP_NANOS} and never reused (8 bytes leak).
+ * {@link #GIVE_UP_NANOS} and never reused (8 bytes leak). Thread-safe; {@link #bury} never blocks.
  */
 final class PinnedReaper {
     private static final System.Logger LOG = System.getLogger(PinnedReaper.class.getName());
@@ -24,29 +24,29 @@ final class PinnedReaper {
     static final long GIVE_UP_NANOS = TimeUnit.MINUTES.toNanos(10);
     private static final long FIRST_DELAY_NANOS = 1_000_000L;
     private static final long MAX_DELAY_NANOS = 16_000_000L;
-    private static final ConcurrentLinkedQueue<Grave> GRAVES = new ConcurrentLinkedQueue<>();
-    private static final AtomicBoolean SCHEDULED = new AtomicBoolean();
+    private final ConcurrentLinkedQueue<Grave> graves = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean scheduled = new AtomicBoolean();
 
     private record Grave(MemorySegment word, PinnedWordPool pool, long finalValue, long since) {
     }
 
-    private PinnedReaper() {
+    PinnedReaper() {
     }
 
-    static void bury(MemorySegment word, PinnedWordPool pool, long finalValue) {
-        GRAVES.add(new Grave(word, pool, finalValue, System.nanoTime()));
-        if (SCHEDULED.compareAndSet(false, true)) {
+    void bury(MemorySegment word, PinnedWordPool pool, long finalValue) {
+        graves.add(new Grave(word, pool, finalValue, System.nanoTime()));
+        if (scheduled.compareAndSet(false, true)) {
             Housekeeping.schedule(() -> sweep(FIRST_DELAY_NANOS), FIRST_DELAY_NANOS, TimeUnit.NANOSECONDS);
         }
     }
 
     /** Words waiting to be returned (tests). */
-    static int buried() {
-        return GRAVES.size();
+    int buried() {
+        return graves.size();
     }
 
-    private static void sweep(long delay) {
-        for (Iterator<Grave> it = GRAVES.iterator(); it.hasNext(); ) {
+    private void sweep(long delay) {
+        for (Iterator<Grave> it = graves.iterator(); it.hasNext(); ) {
             Grave g = it.next();
             long v = (long) WORD.getAcquire(g.word(), 0L);
             if (Long.compareUnsigned(v, g.finalValue()) >= 0) {
@@ -58,9 +58,9 @@ final class PinnedReaper {
                         + " never reached " + Long.toUnsignedString(g.finalValue()) + "; leaking it");
             }
         }
-        if (GRAVES.isEmpty()) {
-            SCHEDULED.set(false);
-            if (GRAVES.isEmpty() || !SCHEDULED.compareAndSet(false, true)) {
+        if (graves.isEmpty()) {
+            scheduled.set(false);
+            if (graves.isEmpty() || !scheduled.compareAndSet(false, true)) {
                 return; // a bury racing this check scheduled its own sweep, or there is nothing left
             }
             delay = FIRST_DELAY_NANOS / 2;

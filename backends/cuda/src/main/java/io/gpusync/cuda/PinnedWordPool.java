@@ -5,7 +5,6 @@ import io.gpusync.bindings.cuda.Cuda;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -13,8 +12,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The pinned, device-mapped host words of {@link CudaHostTimeline}s, carved from slabs and recycled, so that no
  * timeline's creation or release calls {@code cuMemHostAlloc}/{@code cuMemFreeHost} — both synchronize with the
  * device: called on a release path while a stream is blocked behind a host gate ({@code cuStreamWaitValue64}),
- * {@code cuMemFreeHost} never returns and every other thread's CUDA call queues behind it (measured on the H200);
- * even without a gate it stalls every CUDA call of the process until the device drains.
+ * {@code cuMemFreeHost} never returns and every other thread's CUDA call queues behind it; even without a gate it
+ * stalls every CUDA call of the process until the device drains.
  *
  * <p><b>Slabs.</b> One pool per device. A slab is {@value #SLAB_BYTES} bytes ({@value #WORDS_PER_SLAB} words) of
  * {@code cuMemHostAlloc(DEVICEMAP | PORTABLE)} allocated in the device's <em>primary</em> context, which the pool
@@ -36,20 +35,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class PinnedWordPool {
     static final int SLAB_BYTES = 4096;
     static final int WORDS_PER_SLAB = SLAB_BYTES / 8;
-    private static final ConcurrentHashMap<Integer, PinnedWordPool> POOLS = new ConcurrentHashMap<>();
 
     private final int device;
     private final ConcurrentLinkedQueue<MemorySegment> free = new ConcurrentLinkedQueue<>();
     private final AtomicInteger slabs = new AtomicInteger();
     private MemorySegment primaryContext; // guarded by this
 
-    private PinnedWordPool(int device) {
+    /** The pool of {@code device}; one per device and service ({@link CudaDriverService#pinnedPool}). */
+    PinnedWordPool(int device) {
         this.device = device;
-    }
-
-    /** The pool of {@code device} (created on first use). */
-    static PinnedWordPool forDevice(int device) {
-        return POOLS.computeIfAbsent(device, PinnedWordPool::new);
     }
 
     /** A zeroed word (8 bytes, 8-aligned) of pinned, mapped, portable host memory. */

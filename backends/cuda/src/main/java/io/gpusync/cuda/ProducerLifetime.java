@@ -5,16 +5,18 @@ import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
 
 /**
  * The lifetime of an owned producer ({@link CudaWorkQueue}): while it is open its points wait normally; once it
- * ends, every wait on them fails with {@link SyncCancelledException} — registrations behind host functions at
- * once ({@link HostFunctions#failOwner}), probes and later registrations on their next call
+ * ends, every wait on them fails with {@link SyncCancelledException} — registrations behind stream callbacks at
+ * once ({@link StreamCallbacks#failOwner}), probes and later registrations on their next call
  * ({@link #check()}). The native objects themselves stay valid until their anchors are released, so nothing is
  * touched after it is freed. Thread-safe.
  */
 final class ProducerLifetime {
+    private final CudaDriverService service;
     private final String what;
     private volatile boolean ended;
 
-    ProducerLifetime(String what) {
+    ProducerLifetime(CudaDriverService service, String what) {
+        this.service = service;
         this.what = what;
     }
 
@@ -33,10 +35,10 @@ final class ProducerLifetime {
         return new SyncCancelledException(what + " was closed while this wait was pending");
     }
 
-    /** Ends the lifetime and fails every host-function registration made under it. Idempotent. */
+    /** Ends the lifetime and fails every stream-callback registration made under it. Idempotent. */
     void end() {
         ended = true;
-        HostFunctions.failOwner(this, cancelled());
+        service.callbacks().failOwner(this, cancelled());
     }
 
     @Override

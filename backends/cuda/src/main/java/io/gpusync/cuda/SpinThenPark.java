@@ -13,20 +13,20 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 /**
- * The blocking wait shared by the CUDA waiters, written from the H200 measurements in NOTES.md (launch → host
- * notices, p50): spinning on a probe sees completion after ≈10 µs (event query) or ≈9.5 µs (a word in
- * mapped pinned memory); a host function → wake-up path costs 35–63 µs; a probe + 10 µs sleep costs ≈74 µs
- * (timer slack), so sleeping in short steps is worse than both.
+ * The blocking wait shared by the CUDA waiters: spin briefly (a probe sees short work end soonest), then park
+ * behind a stream callback (no CPU burnt while long work runs). Sleeping in short steps instead would be worse
+ * than both: timer slack makes each step late. The figures behind the choices are in
+ * {@code benchmarks/RESULTS.md}.
  *
  * <ol>
- *   <li><b>Spin</b> for {@link #SPIN_NANOS} (50 µs, about what the host-function path would take anyway, so a
- *       completion the spin catches is never slower than parking would have been), probing between
+ *   <li><b>Spin</b> for {@link #SPIN_NANOS} (about what the stream-callback path takes anyway, so a completion the
+ *       spin catches is never slower than parking would have been), probing between
  *       {@link Thread#onSpinWait()}s.</li>
- *   <li><b>Arm</b> a wake-up (a CUDA host function that unparks this thread) and <b>park</b>. The thread
- *       wakes when the host function runs, at the deadline, on interrupt, and every slice (1 ms doubling to
- *       64 ms) to probe once more: host functions are never called once the context has a sticky error, so
- *       {@link CudaFaultWatch} fails the wake-up of a faulted context within ≈25 ms (the thread then throws
- *       {@link io.gpusync.DeviceLostException} at once); the periodic probe is the second line of defence.</li>
+ *   <li><b>Arm</b> a wake-up (a CUDA stream callback that unparks this thread) and <b>park</b>. The thread
+ *       wakes when the stream callback runs, at the deadline, on interrupt, and every slice (1 ms doubling to
+ *       64 ms) to probe once more. When the context gets a sticky error the callback runs with the error and
+ *       {@link CudaFaultWatch} fails the wake-up (the thread then throws {@link io.gpusync.DeviceLostException}
+ *       at once); the periodic probe is the second line of defence.</li>
  *   <li>If no wake-up can be armed (the arm returns {@code null}), probe with a park backoff instead: 20 µs
  *       doubling to 1 ms.</li>
  * </ol>

@@ -20,8 +20,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The shared state of one {@link CudaHostTimeline}: the pinned word, the GPU-side bookkeeping (guarded by
- * {@code this}; only ever taken on application threads, never inside a host function) and the lock-free
- * completion side that host functions drive. Holds no reference to any waiter or to the timeline object, so
+ * {@code this}; only ever taken on application threads, never inside a stream callback) and the lock-free
+ * completion side that stream callbacks drive. Holds no reference to any waiter or to the timeline object, so
  * the anchor's release action may capture it.
  */
 @SuppressWarnings("try") // the pushed-context resource is used for its scope only
@@ -35,16 +35,17 @@ final class TimelineState {
     final MemorySegment context;
     final int device;
     private final PinnedWordPool pool;
+    private final CudaDriverService service;
     private final Runnable afterRelease;
 
     // GPU-side bookkeeping, guarded by this
     private long lastAdvanced;
     private MemorySegment lastStream;
     private boolean advancedOnce;
-    private long covered;          // highest value a launched host function covers
+    private long covered;          // highest value a launched stream callback covers
     private MemorySegment orderEvent = MemorySegment.NULL;
     /**
-     * Marks: an event recorded right after each of the last {@value #MARKS} writes, so that a host function
+     * Marks: an event recorded right after each of the last {@value #MARKS} writes, so that a stream callback
      * armed later for a value can wait for that value's own position in its stream — not for everything
      * enqueued since (a re-recorded event does not disturb waits already enqueued on its earlier record).
      */
@@ -53,7 +54,7 @@ final class TimelineState {
     private final MemorySegment[] markEvent = new MemorySegment[MARKS];
 
     // completion side: lock-free
-    private final AtomicLong notified = new AtomicLong();   // highest value a host function reported (unsigned max)
+    private final AtomicLong notified = new AtomicLong();   // highest value a stream callback reported (unsigned max)
     private final ConcurrentSkipListMap<Node, Boolean> listeners = new ConcurrentSkipListMap<>(Node.ORDER);
     private final AtomicLong nodeSeq = new AtomicLong();
     final Set<Long> outstandingKeys = ConcurrentHashMap.newKeySet();
@@ -62,8 +63,9 @@ final class TimelineState {
     /** Set (under the lock) once the release has begun: the events and the word are no longer this state's. */
     private volatile boolean released;
 
-    TimelineState(MemorySegment word, long devicePointer, MemorySegment context, int device, PinnedWordPool pool,
-                  Runnable afterRelease) {
+    TimelineState(CudaDriverService service, MemorySegment word, long devicePointer, MemorySegment context,
+                  int device, PinnedWordPool pool, Runnable afterRelease) {
+        this.service = service;
         this.word = word;
         this.devicePointer = devicePointer;
         this.context = context;
@@ -111,7 +113,7 @@ final class TimelineState {
      * remembered, so the next check may pass.
      */
     private void checkHealth() {
-        CudaDriver.ensure();
+        service.ensureDriver();
         try {
             int r;
             try (CudaDriver.Pushed ignored = CudaDriver.Pushed.pushHeld(context, "timeline health check")) {
@@ -131,7 +133,7 @@ final class TimelineState {
 
     /**
      * Fails the timeline for good: every pending listener fails with {@code error} (the first failure wins for
-     * later probes), every outstanding host function is withdrawn. Used for a faulted context (by the fault watch
+     * later probes), every outstanding stream callback is withdrawn. Used for a faulted context (by the fault watch
      * through a cover, or a health check) and for the close of an owned producer.
      */
     void fail(SyncException error) {
@@ -139,7 +141,7 @@ final class TimelineState {
             failure = error;
         }
         for (Long key : outstandingKeys) {
-            if (HostFunctions.cancel(key)) {
+            if (service.callbacks().cancel(key)) {
                 outstandingKeys.remove(key);
             }
         }
@@ -148,8 +150,8 @@ final class TimelineState {
 
     // ---- GPU side (application threads) ----
 
-    /** Enqueues the write of the next value on {@code stream}; optionally a host function right after it. */
-    synchronized long advance(MemorySegment stream, boolean hostFunction) {
+    /** Enqueues the write of the next value on {@code stream}; optionally a stream callback right after it. */
+    synchronized long advance(MemorySegment stream, boolean streamCallback) {
         if (lastAdvanced == -1L) {
             throw new SyncInvalidArgumentException(BackendKind.CUDA, "CudaHostTimeline is exhausted (2^64 - 1)");
         }
@@ -158,7 +160,7 @@ final class TimelineState {
             throw f;
         }
         try {
-            return advanceLocked(stream, hostFunction);
+            return advanceLocked(stream, streamCallback);
         } catch (SyncException e) {
             if (e.kind() == io.gpusync.ErrorKind.FATAL) {
                 fail(e); // listeners for values this advance would have written must not wait forever
@@ -167,7 +169,7 @@ final class TimelineState {
         }
     }
 
-    private long advanceLocked(MemorySegment stream, boolean hostFunction) {
+    private long advanceLocked(MemorySegment stream, boolean streamCallback) {
         long next = lastAdvanced + 1;
         MemorySegment s = MemorySegment.ofAddress(stream.address());
         try (CudaDriver.Pushed ignored = CudaDriver.Pushed.pushHeld(context, "CudaHostTimeline.advance")) {
@@ -181,14 +183,14 @@ final class TimelineState {
             lastStream = s;
             advancedOnce = true;
             mark(s, next);
-            if (hostFunction || hasListenersAbove(covered)) {
+            if (streamCallback || hasListenersAbove(covered)) {
                 try {
                     launchCover(s, next);
                 } catch (SyncException e) {
                     if (e.kind() == io.gpusync.ErrorKind.FATAL) {
                         throw e;
                     }
-                    LOG.log(System.Logger.Level.DEBUG, "no host function after timeline value " + next, e);
+                    LOG.log(System.Logger.Level.DEBUG, "no stream callback after timeline value " + next, e);
                 }
             }
         }
@@ -246,14 +248,14 @@ final class TimelineState {
         return best;
     }
 
-    /** Launches a host function on {@code stream} that reports {@code value}; caller holds the lock + context. */
+    /** Launches a stream callback on {@code stream} that reports {@code value}; caller holds the lock + context. */
     private void launchCover(MemorySegment stream, long value) {
         Cover cover = new Cover(this, value);
         long key = cover.register();
-        int r = HostFunctions.launch(stream, key);
+        int r = service.callbacks().launch(stream, key);
         if (r != CudaResults.SUCCESS) {
             cover.unregister();
-            throw CudaResults.exception(r, "cuLaunchHostFunc(timeline stream " + CudaDriver.hex(stream) + ")");
+            throw CudaResults.exception(r, "cuStreamAddCallback(timeline stream " + CudaDriver.hex(stream) + ")");
         }
         if (Long.compareUnsigned(value, covered) > 0) {
             covered = value;
@@ -261,7 +263,7 @@ final class TimelineState {
     }
 
     /**
-     * Makes sure a host function will report a value ≥ {@code target} once it is written. Values already
+     * Makes sure a stream callback will report a value ≥ {@code target} once it is written. Values already
      * advanced but not covered get one now, behind an event recorded on the last stream and a private stream
      * (the user's stream never waits for it); values not advanced yet are covered by the advance that writes
      * them (it sees the pending listener).
@@ -277,7 +279,7 @@ final class TimelineState {
         Cover cover = new Cover(this, value);
         long key = cover.register();
         try {
-            HostFunctionBudget.arm(new CoverArm(value, key));
+            service.budget().arm(new CoverArm(value, key));
         } catch (RuntimeException e) {
             cover.unregister();
             throw e;
@@ -289,10 +291,10 @@ final class TimelineState {
 
     /**
      * The arm of a cover for an advanced value, behind the value's mark or, without one, an event recorded on the
-     * last stream now; at once, or later when the driver has room ({@link HostFunctionBudget}). Probed meanwhile
+     * last stream now; at once, or later when the driver has room ({@link StreamCallbackBudget}). Probed meanwhile
      * by reading the word.
      */
-    private final class CoverArm extends HostFunctionBudget.Entry {
+    private final class CoverArm extends StreamCallbackBudget.Entry {
         private final long value;
 
         CoverArm(long value, long key) {
@@ -309,7 +311,7 @@ final class TimelineState {
                 try (CudaDriver.Pushed ignored = CudaDriver.Pushed.pushHeld(context, "covering a timeline value")) {
                     int mark = markAtOrAbove(value);
                     if (mark >= 0) {
-                        HostFunctions.launchAfterEvent(MemorySegment.NULL, markEvent[mark], key());
+                        service.callbacks().launchAfterEvent(MemorySegment.NULL, markEvent[mark], key());
                         return true;
                     }
                     try (Arena arena = Arena.ofConfined()) {
@@ -320,7 +322,7 @@ final class TimelineState {
                         try {
                             CudaResults.check(Cuda.cuEventRecord(ev, lastStream),
                                     "cuEventRecord(timeline stream " + CudaDriver.hex(lastStream) + ")");
-                            HostFunctions.launchAfterEvent(MemorySegment.NULL, ev, key());
+                            service.callbacks().launchAfterEvent(MemorySegment.NULL, ev, key());
                         } finally {
                             CudaDriver.logRelease(Cuda.cuEventDestroy_v2(ev), "cuEventDestroy_v2 (timeline cover)");
                         }
@@ -348,9 +350,9 @@ final class TimelineState {
         }
     }
 
-    // ---- completion side (any thread, including host functions) ----
+    // ---- completion side (any thread, including stream callbacks) ----
 
-    /** A host function reported {@code value}: completes every listener at or below it. Lock-free. */
+    /** A stream callback reported {@code value}: completes every listener at or below it. Lock-free. */
     void reportReached(long value) {
         long prev;
         do {
@@ -453,8 +455,8 @@ final class TimelineState {
         }
     }
 
-    /** The host function's slot: reports a written value. Holds the state, never a waiter. */
-    private static final class Cover implements HostFunctions.Slot {
+    /** The stream callback's slot: reports a written value. Holds the state, never a waiter. */
+    private static final class Cover implements StreamCallbacks.Slot {
         private final TimelineState state;
         private final long value;
         private volatile long key;
@@ -466,14 +468,14 @@ final class TimelineState {
 
         /** Registers this cover with the hub and the state's outstanding keys; returns the key. */
         long register() {
-            long k = HostFunctions.register(state.context, null, this);
+            long k = state.service.callbacks().register(state.context, null, this);
             key = k;
             state.outstandingKeys.add(k);
             return k;
         }
 
         void unregister() {
-            HostFunctions.cancel(key);
+            state.service.callbacks().cancel(key);
             state.outstandingKeys.remove(key);
         }
 
@@ -505,7 +507,7 @@ final class TimelineState {
      */
     private void release() {
         for (Long key : outstandingKeys) {
-            HostFunctions.cancel(key);
+            service.callbacks().cancel(key);
         }
         outstandingKeys.clear();
         clearListeners();
@@ -539,7 +541,7 @@ final class TimelineState {
             } else {
                 // a cuStreamWriteValue64 to the word is still pending: reusing it now would let that write land in
                 // another timeline. The reaper returns it to the pool once it is written.
-                PinnedReaper.bury(word, pool, last);
+                service.reaper().bury(word, pool, last);
             }
         } finally {
             if (afterRelease != null) {

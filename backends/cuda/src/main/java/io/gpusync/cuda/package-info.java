@@ -4,13 +4,12 @@
  * waiting is a memory read), {@link io.gpusync.cuda.CudaExternalSemaphore} (Vulkan interop on streams) and
  * {@link io.gpusync.cuda.CudaProducers.CudaWorkQueue} (a small owned producer for demos, benchmarks and tests).
  *
- * <p><b>Waiting.</b> Probes are one {@code cuEventQuery} (≈1.5 µs on the H200) or one acquire read of the word
- * (≈1 ns). Past a 50 µs spin, waits sit behind CUDA stream callbacks ({@code cuStreamAddCallback}): one per event
- * outstanding, shared by every wait on it, armed on a private stream behind the event; for a timeline, one per
- * covered value. <b>Faults.</b> Unlike a {@code cuLaunchHostFunc} host function, which is never run on a context
- * with a sticky error, a stream callback is called with the error (on the H200 ≈ 0.1 ms after a kernel trapped in a
- * bare probe, 7–16 ms with 165 waits in flight; behind other streams' kernels, closed host gates and event waits
- * alike); a trap also poisoned the other context of the process there. The callback hands the error to the
+ * <p><b>Waiting.</b> Probes are one {@code cuEventQuery} or one acquire read of the word. Past a 50 µs spin, waits
+ * sit behind CUDA stream callbacks ({@code cuStreamAddCallback}): one per event outstanding, shared by every wait
+ * on it, armed on a private stream behind the event; for a timeline, one per covered value. <b>Faults.</b> Unlike a
+ * {@code cuLaunchHostFunc} host function, which is never run on a context with a sticky error, a stream callback
+ * is called with the error (behind other streams' kernels, closed host gates and event waits alike); a trap may
+ * poison the other contexts of the process too. The callback hands the error to the
  * <b>fault watch</b> (one daemon thread, {@code gpusync-cuda-fault-watch}), which checks each context with waits
  * ({@code cuStreamQuery(NULL)}, context pushed) and fails all of a faulted context's waits — engine and blocking,
  * events, timeline values and external semaphores, {@code FOREVER} included — with
@@ -35,13 +34,13 @@
  *       {@code cuStreamDestroy_v2} (returns at once, the stream is freed when its work is done); pop — only if no
  *       callback is outstanding for the event or value; a timeline value not yet covered may also need
  *       {@code cuEventCreate} + {@code cuEventRecord} + {@code cuEventDestroy_v2}. At most 32 such callbacks
- *       are outstanding in the process (the driver blocks the 57th {@code cuLaunchHostFunc} until the device
- *       drains, on the H200; see {@code HostFunctionBudget} for stream callbacks); beyond that the arm is deferred — no call on the waiting thread — and the
+ *       are outstanding in the process (past a few dozen the driver blocks the launch until the device drains;
+ *       see {@code StreamCallbackBudget}); beyond that the arm is deferred — no call on the waiting thread — and the
  *       {@code gpusync-cuda-armer} thread arms it when room frees, probing it meanwhile ({@code cuEventQuery}, or a
  *       read of the timeline word) 20 µs after it was deferred and then half its age after each probe (at most ≈ 1 s), each entry on
  *       its own schedule, so none is starved by older ones. Destroying a context ({@code cuCtxDestroy}) while
- *       gpusync still holds points in it is the caller's bug that gpusync cannot detect: on the H200 the next push
- *       of the dead handle aborted the process inside the driver ({@code free(): invalid pointer}); the primary
+ *       gpusync still holds points in it is the caller's bug that gpusync cannot detect: the next push of the dead
+ *       handle may abort the process inside the driver ({@code free(): invalid pointer}); the primary
  *       contexts gpusync retains itself are not exposed to it</td></tr>
  *   <tr><td>completion (stream callback, on a driver thread)</td><td>none (hands over only; with an error status,
  *       queues it for the fault watch)</td></tr>
@@ -69,13 +68,13 @@
  * <table>
  *   <caption>CUDA: what the driver keeps, who owns it, what keeps it alive</caption>
  *   <tr><th>site</th><th>what, and whose</th><th>why the free comes after the driver's last use</th></tr>
- *   <tr><td>{@code cuStreamAddCallback} ({@code HostFunctions.launch})</td><td>the one
+ *   <tr><td>{@code cuStreamAddCallback} ({@code StreamCallbacks.launch})</td><td>the one
  *       {@code CUstreamCallback} upcall stub of the process; gpusync's, in {@code Arena.global()}</td>
  *       <td>never freed: a launched callback cannot be withdrawn, so the code it calls lives as long as the
  *       process</td></tr>
  *   <tr><td>its {@code userData}</td><td>a {@code long} key of an {@code UpcallRegistry}, not a pointer</td>
  *       <td>nothing to free: a callback whose key was cancelled or failed finds nothing and returns</td></tr>
- *   <tr><td>private stream of {@code HostFunctions.launchAfterEvent}</td><td>{@code cuStreamCreate}d by
+ *   <tr><td>private stream of {@code StreamCallbacks.launchAfterEvent}</td><td>{@code cuStreamCreate}d by
  *       gpusync, carries a {@code cuStreamWaitEvent} and the callback</td><td>{@code cuStreamDestroy_v2} right after
  *       the launch: CUDA keeps a destroyed stream until its pending work (the wait, the callback) has run</td></tr>
  *   <tr><td>events given to {@code cuStreamWaitEvent} (private streams, a timeline's order event,

@@ -51,7 +51,7 @@ class CudaAbsentDriverTest {
             notSupported(() -> CudaExternalSemaphore.importTimelineFd(3, FAKE_CONTEXT));
 
             // a waiter that exists (built directly) cannot reach the driver either
-            CudaEventSyncWaiter waiter = new CudaEventSyncWaiter(FAKE_EVENT, FAKE_CONTEXT, 0,
+            CudaEventSyncWaiter waiter = new CudaEventSyncWaiter(CudaDriverService.get(), FAKE_EVENT, FAKE_CONTEXT, 0,
                     NativeAnchor.borrow("fake event"));
             assertThat(waiter.backend()).isEqualTo(BackendKind.CUDA);
             assertThat(((SyncWaiter) waiter).asCudaEventWaiter()).containsSame(waiter);

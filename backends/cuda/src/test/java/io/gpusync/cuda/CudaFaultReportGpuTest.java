@@ -52,7 +52,7 @@ class CudaFaultReportGpuTest {
     }
 
     /**
-     * With room for one callback behind events ({@code gpusync.cuda.hostFunctionsBehindEvents=1}) held by a wait on
+     * With room for one callback behind events ({@code gpusync.cuda.streamCallbacksBehindEvents=1}) held by a wait on
      * another context's 5 s kernel, a wait in the faulting context is deferred: no callback of its context is in
      * flight, so the fault watch checks that context closely (every 25 ms at most) and fails the wait within well
      * under 100 ms — the deferred entry's own probes, half its age apart (≈ 500 ms here), would see it far later.
@@ -74,7 +74,7 @@ class CudaFaultReportGpuTest {
     }
 
     private static String child(String scenario) throws Exception {
-        return ChildJvm.runOk(Child.class, List.of("-Dgpusync.cuda.hostFunctionsBehindEvents=1"), scenario);
+        return ChildJvm.runOk(Child.class, List.of("-Dgpusync.cuda.streamCallbacksBehindEvents=1"), scenario);
     }
 
     /** Runs in the child JVM. */
@@ -166,8 +166,9 @@ class CudaFaultReportGpuTest {
             CudaTestSupport.launch("spin_ns", stream, 1_000 * MS);
             CudaTestSupport.launch("trap_kernel", stream);
             CompletableFuture<Long> listener = listen(CudaEvents.record(stream, ctx));
-            System.out.println("DEFERRED " + HostFunctionBudget.deferred() + " in flight "
-                    + HostFunctionBudget.inFlight() + " reports own faults " + HostFunctions.reportsOwnFaults(
+            CudaDriverService cuda = CudaDriverService.get();
+            System.out.println("DEFERRED " + cuda.budget().deferred() + " in flight "
+                    + cuda.budget().inFlight() + " reports own faults " + cuda.callbacks().reportsOwnFaults(
                     ctx.address()));
             long fault = faultTime(stream);
             int rc = report("LISTENER", listener, fault);

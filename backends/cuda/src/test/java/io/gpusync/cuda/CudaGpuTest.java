@@ -90,7 +90,7 @@ class CudaGpuTest {
             Thread.interrupted();
         }
         point.await(Duration.ofSeconds(10));
-        awaitNoPendingHostFunctions(); // every armed wake-up was withdrawn or fired
+        awaitNoPendingStreamCallbacks(); // every armed wake-up was withdrawn or fired
         point.waiter().close();
         assertThatThrownBy(point::isSignaled).isInstanceOf(IllegalStateException.class);
     }
@@ -134,7 +134,7 @@ class CudaGpuTest {
         SyncPoint.CudaEvent point = CudaEvents.record(stream, ctx);
         CountDownLatch done = new CountDownLatch(1);
         ((SignalCallbackWaiter) point.waiter()).onSignal(listener(done::countDown));
-        point.waiter().close(); // the registration's hold keeps the event; its host function drops it
+        point.waiter().close(); // the registration's hold keeps the event; its stream callback drops it
         assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
         Thread.sleep(50); // the release runs on gpusync-cuda-release: must not crash or deadlock
         assertThat(current().address()).isEqualTo(ctx.address());
@@ -282,9 +282,9 @@ class CudaGpuTest {
                 fired.countDown();
             }));
             assertThat(fired.await(10, TimeUnit.SECONDS)).isTrue();
-            assertThat(laterValueReachedFirst[0]).as("value 1's host function waited for value 2's work").isFalse();
+            assertThat(laterValueReachedFirst[0]).as("value 1's stream callback waited for value 2's work").isFalse();
             p2.await(Duration.ofSeconds(10));
-            awaitNoPendingHostFunctions();
+            awaitNoPendingStreamCallbacks();
         }
     }
 
@@ -297,12 +297,12 @@ class CudaGpuTest {
             assertThat(p1.value()).hasValue(1);
             assertThat(p1.event().address()).isEqualTo(timeline.hostAddress().address());
             assertThat(p1.isSignaled()).isFalse();
-            p1.await(Duration.ofSeconds(10)); // beyond the spin budget: an on-demand host function wakes it
+            p1.await(Duration.ofSeconds(10)); // beyond the spin budget: an on-demand stream callback wakes it
             assertThat(timeline.completedValue()).isEqualTo(1);
 
-            // with a host function per advance, and a listener
+            // with a stream callback per advance, and a listener
             launch("spin_ns", stream, 30 * MS);
-            SyncPoint.Cuda p2 = timeline.advanceWithHostFunction(stream);
+            SyncPoint.Cuda p2 = timeline.advanceWithStreamCallback(stream);
             CountDownLatch fired = new CountDownLatch(1);
             ((SignalCallbackWaiter) p2.waiter()).onSignal(listener(fired::countDown));
             assertThat(fired.await(10, TimeUnit.SECONDS)).isTrue();
@@ -327,7 +327,7 @@ class CudaGpuTest {
             assertThat(onA.isSignaled()).isTrue();
             sync(streamB);
             check(Cuda.cuStreamDestroy_v2(streamB), "cuStreamDestroy");
-            awaitNoPendingHostFunctions();
+            awaitNoPendingStreamCallbacks();
         }
     }
 
@@ -338,13 +338,13 @@ class CudaGpuTest {
         SyncPoint.Cuda p = timeline.advance(stream);
         p.waiter().close();
         timeline.close();
-        assertThat(PinnedReaper.buried()).isEqualTo(1);
+        assertThat(CudaDriverService.get().reaper().buried()).isEqualTo(1);
         sync(stream);
         long deadline = System.nanoTime() + 5_000 * MS;
-        while (PinnedReaper.buried() > 0 && System.nanoTime() < deadline) {
+        while (CudaDriverService.get().reaper().buried() > 0 && System.nanoTime() < deadline) {
             Thread.sleep(5);
         }
-        assertThat(PinnedReaper.buried()).isZero();
+        assertThat(CudaDriverService.get().reaper().buried()).isZero();
     }
 
     @Test
@@ -371,7 +371,7 @@ class CudaGpuTest {
             p.waiter().close();
         }
 
-        // and 1,000 callback registrations, each behind a host function
+        // and 1,000 callback registrations, each behind a stream callback
         launch("spin_ns", stream, 20 * MS);
         CountDownLatch all = new CountDownLatch(1_000);
         List<SyncPoint.CudaEvent> cbs = new ArrayList<>();
@@ -382,7 +382,7 @@ class CudaGpuTest {
         }
         assertThat(all.await(30, TimeUnit.SECONDS)).isTrue();
         cbs.forEach(p -> p.waiter().close());
-        awaitNoPendingHostFunctions();
+        awaitNoPendingStreamCallbacks();
     }
 
     @Test
@@ -397,12 +397,12 @@ class CudaGpuTest {
     }
 
     /** Covers armed on demand may fire a little after the wait they served returned. */
-    static void awaitNoPendingHostFunctions() throws InterruptedException {
+    static void awaitNoPendingStreamCallbacks() throws InterruptedException {
         long deadline = System.nanoTime() + 5_000 * MS;
-        while (HostFunctions.pending() > 0 && System.nanoTime() < deadline) {
+        while (CudaDriverService.get().callbacks().pending() > 0 && System.nanoTime() < deadline) {
             Thread.sleep(1);
         }
-        assertThat(HostFunctions.pending()).isZero();
+        assertThat(CudaDriverService.get().callbacks().pending()).isZero();
     }
 
     static SignalListener listener(Runnable onSignal) {

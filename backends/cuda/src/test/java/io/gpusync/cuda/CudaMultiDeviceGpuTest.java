@@ -124,7 +124,7 @@ class CudaMultiDeviceGpuTest {
         try (CudaHostTimeline t0 = CudaHostTimeline.create(ctx0); CudaHostTimeline t1 = CudaHostTimeline.create(ctx1)) {
             assertThat(t0.device()).isZero();
             assertThat(t1.device()).isEqualTo(1);
-            assertThat(PinnedWordPool.forDevice(0)).isNotSameAs(PinnedWordPool.forDevice(1));
+            assertThat(CudaDriverService.get().pinnedPool(0)).isNotSameAs(CudaDriverService.get().pinnedPool(1));
             push(ctx1);
             try {
                 MemorySegment s1 = stream();

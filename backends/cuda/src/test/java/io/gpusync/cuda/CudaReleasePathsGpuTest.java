@@ -51,7 +51,7 @@ class CudaReleasePathsGpuTest {
             CudaHostTimeline landed = CudaHostTimeline.create(ctx);
             SyncPoint.Cuda done = landed.advance(free);
             done.await(Duration.ofSeconds(10));
-            // ... one whose write sits behind the gate, an event behind the gate with a host function armed on it
+            // ... one whose write sits behind the gate, an event behind the gate with a stream callback armed on it
             CudaHostTimeline held = CudaHostTimeline.create(ctx);
             SyncPoint.Cuda behindGate = held.advance(gated);
             SyncPoint.CudaEvent event = CudaEvents.record(gated, ctx);
@@ -64,7 +64,7 @@ class CudaReleasePathsGpuTest {
                 public void failed(io.gpusync.SyncException error) {
                 }
             });
-            PinnedWordPool pool = PinnedWordPool.forDevice(held.device());
+            PinnedWordPool pool = CudaDriverService.get().pinnedPool(held.device());
             int freeBefore = pool.freeWords();
 
             CompletableFuture<Long> releaseNanos = CompletableFuture.supplyAsync(() -> {
@@ -95,18 +95,18 @@ class CudaReleasePathsGpuTest {
             // the last claim may drop on the housekeeping thread (NativeAnchor moves releases off driver threads),
             // so the release itself can land a little after close() returned
             long buryDeadline = System.nanoTime() + 5_000 * MS;
-            while (PinnedReaper.buried() == 0 && System.nanoTime() < buryDeadline) {
+            while (CudaDriverService.get().reaper().buried() == 0 && System.nanoTime() < buryDeadline) {
                 Thread.sleep(1);
             }
-            assertThat(PinnedReaper.buried()).as("the gated word waits for its write (free words %d -> %d, gate %d)",
+            assertThat(CudaDriverService.get().reaper().buried()).as("the gated word waits for its write (free words %d -> %d, gate %d)",
                     freeBefore, pool.freeWords(), gate.get(ValueLayout.JAVA_LONG, 0)).isEqualTo(1);
 
             sync(gated); // the gate opened: the stream drains
             long deadline = System.nanoTime() + 5_000 * MS;
-            while (PinnedReaper.buried() > 0 && System.nanoTime() < deadline) {
+            while (CudaDriverService.get().reaper().buried() > 0 && System.nanoTime() < deadline) {
                 Thread.sleep(2);
             }
-            assertThat(PinnedReaper.buried()).isZero();
+            assertThat(CudaDriverService.get().reaper().buried()).isZero();
             assertThat(pool.freeWords()).isEqualTo(freeBefore + 2);
         } finally {
             gatedStream.close();
@@ -117,7 +117,7 @@ class CudaReleasePathsGpuTest {
     }
 
     @Test
-    void slicedAwaitsOnAGatedEventKeepOneHostFunctionOutstandingAndStillComplete() throws Exception {
+    void slicedAwaitsOnAGatedEventKeepOneStreamCallbackOutstandingAndStillComplete() throws Exception {
         assumeCuda();
         MemorySegment ctx = primaryContext();
         push(ctx);
@@ -126,7 +126,7 @@ class CudaReleasePathsGpuTest {
         MemorySegment gate = gatedStream.gate;
         try {
             SyncPoint.CudaEvent event = CudaEvents.record(gated, ctx);
-            int before = HostFunctions.pending();
+            int before = CudaDriverService.get().callbacks().pending();
             for (int i = 0; i < 300; i++) { // gpu-handle-types' waiter thread: short native waits, over and over
                 try {
                     event.await(Duration.ofMillis(1));
@@ -134,7 +134,7 @@ class CudaReleasePathsGpuTest {
                     // the gate is closed
                 }
             }
-            assertThat(HostFunctions.pending() - before).as("host functions outstanding for one gated event")
+            assertThat(CudaDriverService.get().callbacks().pending() - before).as("stream callbacks outstanding for one gated event")
                     .isLessThanOrEqualTo(1);
             CompletableFuture<Void> waiting = CompletableFuture.runAsync(() -> event.await(Duration.ofSeconds(10)));
             Thread.sleep(20);
@@ -170,7 +170,7 @@ class CudaReleasePathsGpuTest {
             sync(s);
         }
         long deadline = System.nanoTime() + 5_000 * MS;
-        while (PinnedReaper.buried() > 0 && System.nanoTime() < deadline) {
+        while (CudaDriverService.get().reaper().buried() > 0 && System.nanoTime() < deadline) {
             Thread.sleep(2); // the reaper has returned every warm-up word before the measured part counts words
         }
     }
@@ -183,7 +183,7 @@ class CudaReleasePathsGpuTest {
         MemorySegment s = stream();
         try {
             CudaHostTimeline first = CudaHostTimeline.create(ctx);
-            PinnedWordPool pool = PinnedWordPool.forDevice(first.device());
+            PinnedWordPool pool = CudaDriverService.get().pinnedPool(first.device());
             first.close();
             int slabs = pool.slabs();
             for (int i = 0; i < 3 * PinnedWordPool.WORDS_PER_SLAB; i++) {

@@ -123,15 +123,15 @@ class CudaVulkanBridgeGpuTest {
                     }
                 });
                 SyncPoint.CudaEvent afterwards = closing.get(2, java.util.concurrent.TimeUnit.SECONDS);
-                assertThat(GatedWaits.heldBack()).isPositive();
+                assertThat(CudaDriverService.get().gatedWaits().heldBack()).isPositive();
 
                 vk.hostSignal(gated, 1);
                 pending.await(Duration.ofSeconds(10));
                 long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-                while (GatedWaits.heldBack() > 0 && System.nanoTime() < deadline) {
+                while (CudaDriverService.get().gatedWaits().heldBack() > 0 && System.nanoTime() < deadline) {
                     sleep(5);
                 }
-                assertThat(GatedWaits.heldBack()).as("destroyed once the wait passed").isZero();
+                assertThat(CudaDriverService.get().gatedWaits().heldBack()).as("destroyed once the wait passed").isZero();
                 afterwards.await(Duration.ofSeconds(10));
                 pending.waiter().close();
                 afterwards.waiter().close();

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 class SpinThenParkTest {
     private static final long MS = 1_000_000L;
 
-    /** A target signalled at a given time; its arm unparks like a host function would. */
+    /** A target signalled at a given time; its arm unparks like a stream callback would. */
     static final class Fake implements SpinThenPark.Target {
         final long signalAt;
         final AtomicInteger probes = new AtomicInteger();
@@ -138,7 +138,7 @@ class SpinThenParkTest {
         assertThat(later.cancelled).as("the wake-up is always withdrawn").isTrue();
         assertThat(later.probes.get()).as("parked, not spinning").isLessThan(1_000);
 
-        Fake noArm = new Fake(10 * MS, false); // no host function: probe with a park backoff
+        Fake noArm = new Fake(10 * MS, false); // no stream callback: probe with a park backoff
         await(noArm, Duration.ofSeconds(5));
         assertThat(noArm.arms.get()).isOne();
     }

@@ -53,7 +53,7 @@ class CudaFaultsGpuTest {
     private static final List<String> KINDS = List.of("engine-event-forever", "engine-value-forever",
             "engine-event-10s", "blocking-event-forever", "blocking-value-forever", "blocking-value-10s");
 
-    /** {@code CudaFaultWatch.BACKSTOP_INTERVAL_NANOS} (package-private in core). */
+    /** {@code CudaFaultWatch.BACKSTOP_INTERVAL_NANOS} (package-private in gpusync-cuda). */
     private static final long WATCH_BACKSTOP_INTERVAL_NANOS = 1_000_000_000L;
 
     /**
@@ -104,12 +104,12 @@ class CudaFaultsGpuTest {
     @Test
     void theFaultWatchOnlyBacksUpTheCallbacksWhileNothingFaults() throws Exception {
         assumeCudaDevice();
-        // an engine of its own that hands every wait to its host function at once: the default engine's pollers may
-        // have learned, from earlier tests in this JVM, a window that holds these waits without host functions
+        // an engine of its own that hands every wait to its stream callback at once: the default engine's pollers may
+        // have learned, from earlier tests in this JVM, a window that holds these waits without stream callbacks
         // (measured on the H200: then nothing was registered and the watch, rightly, never woke)
         SyncEngine engine = GpuSync.builder().name("fault-watch-cost").spinBudget(Duration.ZERO).build();
         try (CudaWorkQueue q = CudaWorkQueue.open(0)) {
-            q.launchSpin(4_000_000_000L); // 1,000 waits pending behind host functions for the whole window
+            q.launchSpin(4_000_000_000L); // 1,000 waits pending behind stream callbacks for the whole window
             List<SyncPoint> points = new ArrayList<>();
             CountDownLatch done = new CountDownLatch(1_000);
             AtomicInteger failed = new AtomicInteger();
@@ -330,7 +330,7 @@ class CudaFaultsGpuTest {
                 rc |= fatal ? 0 : 1;
             }
             System.out.println("LATENCY_US " + String.join(",", latencies.stream().map(String::valueOf).toList()));
-            Class<?> watch = Class.forName("io.gpusync.cuda.CudaFaultWatch");
+            Object watch = faultWatch();
             System.out.println("WATCH detected=+" + (field(watch, "lastFaultDetectedNanos") - fault) / 1_000
                     + " us handled=+" + (field(watch, "lastFaultHandledNanos") - fault) / 1_000 + " us lastCheck="
                     + field(watch, "lastCheckNanos") / 1_000 + " us");
@@ -377,7 +377,7 @@ class CudaFaultsGpuTest {
             CountDownLatch done = new CountDownLatch(count(q, perKind));
             Map<String, List<Outcome>> outcomes = startWaits(q, perKind, done);
             SyncPoint probeAfter = q.recordEvent();
-            Thread.sleep(100); // every wait is past its spin budget, behind host functions
+            Thread.sleep(100); // every wait is past its spin budget, behind stream callbacks
             long t0 = System.nanoTime();
             Thread closer = Thread.ofPlatform().start(q::close); // close() then drains the 1 s kernel
             boolean all = done.await(5, TimeUnit.SECONDS);
@@ -406,10 +406,20 @@ class CudaFaultsGpuTest {
             return rc;
         }
 
-        private static long field(Class<?> c, String name) throws ReflectiveOperationException {
-            java.lang.reflect.Field f = c.getDeclaredField(name);
+        /** The process's {@code CudaFaultWatch} (package-private in gpusync-cuda): {@code CudaDriverService.get().faultWatch()}. */
+        private static Object faultWatch() throws ReflectiveOperationException {
+            Class<?> service = Class.forName("io.gpusync.cuda.CudaDriverService");
+            java.lang.reflect.Method get = service.getDeclaredMethod("get");
+            get.setAccessible(true);
+            java.lang.reflect.Method watch = service.getDeclaredMethod("faultWatch");
+            watch.setAccessible(true);
+            return watch.invoke(get.invoke(null));
+        }
+
+        private static long field(Object o, String name) throws ReflectiveOperationException {
+            java.lang.reflect.Field f = o.getClass().getDeclaredField(name);
             f.setAccessible(true);
-            return f.getLong(null);
+            return f.getLong(o);
         }
 
         /** Spins on cuStreamQuery of the queue's stream until it reports the fault; returns when it did. */

@@ -21,13 +21,13 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * The driver holds only so many host functions behind cross-stream event waits (on the H200, the 57th
+ * The driver holds only so many stream callbacks behind cross-stream event waits (on the H200, the 57th
  * {@code cuLaunchHostFunc} blocked until the device drained, and with it every CUDA call of the process: a wait's
  * start, the timeline's advance, the next {@code cuEventRecord}). Waits past their spin budget beyond that room are
  * deferred, never blocked, and still complete on time.
  */
 @Tag("gpu")
-class HostFunctionBudgetGpuTest {
+class StreamCallbackBudgetGpuTest {
     private static final long MS = 1_000_000L;
 
     @Test
@@ -62,22 +62,22 @@ class HostFunctionBudgetGpuTest {
                 });
             }
             long startedMs = (System.nanoTime() - t0) / MS;
-            int deferred = HostFunctionBudget.deferred();
-            int inFlight = HostFunctionBudget.inFlight();
-            System.out.printf("ROOM started %d waits in %d ms; %d host functions in flight (room %d), %d deferred%n",
-                    2 * n + 10, startedMs, inFlight, HostFunctionBudget.capacity(), deferred);
+            int deferred = budget().deferred();
+            int inFlight = budget().inFlight();
+            System.out.printf("ROOM started %d waits in %d ms; %d stream callbacks in flight (room %d), %d deferred%n",
+                    2 * n + 10, startedMs, inFlight, budget().capacity(), deferred);
             assertThat(startedMs).as("starting the waits while the GPU is busy for 3 s, ms").isLessThan(1_500);
-            assertThat(inFlight).isLessThanOrEqualTo(HostFunctionBudget.capacity());
+            assertThat(inFlight).isLessThanOrEqualTo(budget().capacity());
             assertThat(deferred).as("arms deferred for want of room").isPositive();
 
             assertThat(done.await(20, TimeUnit.SECONDS)).as("every wait completes once the kernel ends").isTrue();
             assertThat(errors).isEmpty();
             long until = System.nanoTime() + 2_000 * MS;
-            while (HostFunctionBudget.inFlight() + HostFunctionBudget.deferred() > 0 && System.nanoTime() < until) {
+            while (budget().inFlight() + budget().deferred() > 0 && System.nanoTime() < until) {
                 Thread.sleep(10);
             }
-            assertThat(HostFunctionBudget.inFlight()).as("room given back").isZero();
-            assertThat(HostFunctionBudget.deferred()).isZero();
+            assertThat(budget().inFlight()).as("room given back").isZero();
+            assertThat(budget().deferred()).isZero();
             points.forEach(p -> p.waiter().close());
         }
     }
@@ -88,7 +88,7 @@ class HostFunctionBudgetGpuTest {
         try (CudaWorkQueue slow = CudaWorkQueue.open(0); CudaWorkQueue fast = CudaWorkQueue.open(0)) {
             slow.launchSpin(5_000 * MS);
             // the room and the head of the deferred queue (300 entries: more than one probe pass of the first design)
-            CountDownLatch slowDone = new CountDownLatch(HostFunctionBudget.capacity() + 300);
+            CountDownLatch slowDone = new CountDownLatch(budget().capacity() + 300);
             Queue<Throwable> errors = new ConcurrentLinkedQueue<>();
             List<SyncPoint> points = new ArrayList<>();
             for (long i = slowDone.getCount(); i > 0; i--) { // every bit of room taken by waits behind 5 s
@@ -102,7 +102,7 @@ class HostFunctionBudgetGpuTest {
             CountDownLatch quickDone = new CountDownLatch(1);
             long t0 = System.nanoTime();
             listen(quick, quickDone, errors);
-            assertThat(HostFunctionBudget.deferred()).as("the quick wait had to be deferred").isPositive();
+            assertThat(budget().deferred()).as("the quick wait had to be deferred").isPositive();
             assertThat(quickDone.await(2, TimeUnit.SECONDS))
                     .as("a deferred wait on a 20 ms kernel is not held up by 5 s kernels of another stream").isTrue();
             System.out.printf("ROOM deferred wait behind a 20 ms kernel completed after %d ms%n",
@@ -126,5 +126,10 @@ class HostFunctionBudgetGpuTest {
                 done.countDown();
             }
         });
+    }
+
+    /** The process's budget, the one the waits of this test go through. */
+    private static StreamCallbackBudget budget() {
+        return CudaDriverService.get().budget();
     }
 }

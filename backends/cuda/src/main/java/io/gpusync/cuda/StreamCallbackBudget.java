@@ -9,50 +9,38 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The driver's room for host callbacks armed behind an event on a private stream, and the arms that wait for it.
- * (Host functions and stream callbacks alike: {@link HostFunctions} launches stream callbacks.)
+ * The room for stream callbacks armed behind an event on a private stream, and the arms that wait for it.
  *
- * <p><b>Why.</b> The CUDA driver holds only so many host functions pending behind cross-stream event waits
- * ({@code cuStreamWaitEvent} then {@code cuLaunchHostFunc}): measured on the H200 (driver 580), the 57th blocks the
- * launching thread inside {@code cuLaunchHostFunc} until the device has drained the work in front of the first
- * ones — with one private stream per arm, with a pool of 1, 8, 16 or 32 streams alike — and while it is blocked
- * every other CUDA call of the process ({@code cuStreamCreate}, {@code cuStreamWriteValue64}, …) waits for the same
- * driver lock. A server with more than 56 waits past their spin budget would stall a wait's start, the timeline's
- * advance and the user's own launches for as long as its longest kernel. (Host functions on the recording stream
- * itself are not limited that way: 3,000 pending did not block.)
+ * <p><b>Why.</b> The driver holds only so many callbacks pending behind cross-stream event waits; past that, the
+ * launch blocks inside the driver until the device has drained the work in front of the first ones, holding the
+ * driver lock that every other CUDA call of the process needs. A server with many waits past their spin budget
+ * would stall its own launches for as long as its longest kernel.
  *
  * <p><b>What.</b> At most {@link #capacity()} (default {@value #DEFAULT_CAPACITY}, system property
- * {@code gpusync.cuda.hostFunctionsBehindEvents}) such host functions are outstanding in the process. An arm that
- * finds no room is <em>deferred</em>, never blocked: it joins a FIFO served by one daemon thread
- * ({@code gpusync-cuda-armer}) that arms the oldest deferred entries as host functions run and free room, and
- * meanwhile probes the deferred entries itself ({@link Arming#complete()}: one {@code cuEventQuery} or a memory
- * read), each on its own schedule — first {@value #FIRST_PROBE_NANOS} ns after it was deferred, then, while it
- * stays incomplete, half its age after each probe (at most {@value #MAX_PROBE_NANOS} ns), earliest deadline first: an
- * entry is seen complete at most ≈ 50 % of its age late, and an entry pending for long costs ever less. Probes
- * of entries past their young ones fall on a grid (multiples of their interval's power of two), so entries of
- * similar ages are probed in one wake-up of the thread.
- * Young entries (an interval under {@value #YOUNG_NANOS} ns: their first ~10 probes) are probed whenever due, so
- * a new entry behind a short kernel completes within tens of µs even while the room and the queue's head are
- * held by waits that take seconds (a gate, a long kernel of another stream): no entry is starved. Older entries
- * share a budget of {@value #PROBES_PER_SECOND} probes per second, so the cost of long-pending deferred waits is
- * bounded — ≈ {@value #PROBES_PER_SECOND} × 2 µs ≈ 2 % of a core however many there are; the budget binds only
- * when the entries' own schedules ask for more (N entries pending for T seconds ask for about 2N / T probes per
- * second, at least N per second once T passes 2 s), and then each is probed about every N / {@value #PROBES_PER_SECOND} s. (With
- * intervals that stopped at 20 ms, 1,000 entries pending for good asked for 50,000 probes/s, so an entry behind
- * a 10 ms kernel waited its turn in the budget and was seen 80 ms late on the H200.) With nothing deferred the
- * thread parks without a timeout.
+ * {@value #CAPACITY_PROPERTY}) such callbacks are outstanding per service. An arm that finds no room is
+ * <em>deferred</em>, never blocked: it joins a FIFO served by one daemon thread ({@code gpusync-cuda-armer}) that
+ * arms the oldest deferred entries as callbacks run and free room, and meanwhile probes them itself
+ * ({@link Arming#complete()}): first {@value #FIRST_PROBE_NANOS} ns after deferral, then half the entry's age after
+ * each probe (at most {@value #MAX_PROBE_NANOS} ns), so an entry is seen complete at most ≈ 50 % of its age late.
+ * Young entries (interval under {@value #YOUNG_NANOS} ns) are probed whenever due; older ones share a budget of
+ * {@value #PROBES_PER_SECOND} probes per second, served earliest deadline first, their due times on a power-of-two
+ * grid so that one wake-up serves many. With nothing deferred the thread parks without a timeout.
  *
- * <p><b>Faults.</b> A context with a sticky error fails its callbacks (they run with the error) and
- * {@link #contextFailed} gives their room back at once. A deferred arm has no callback in flight: if none of its
- * context's is ({@link HostFunctions#reportsOwnFaults}), deferring it asks {@link CudaFaultWatch} to watch the context. A deferred entry whose registration has been failed or cancelled is dropped. A probe that returns
- * the context's sticky error fails every registration of that context at once ({@link HostFunctions#failContext});
- * a probe that queried the driver and succeeded vouches for the context, so {@link CudaFaultWatch} skips its own
- * query of it for that interval.
+ * <p><b>Faults.</b> A context with a sticky error gives its callbacks' room back at once ({@link #contextFailed}).
+ * A deferred arm has no callback in flight: if its context has none either
+ * ({@link StreamCallbacks#reportsOwnFaults}), deferring it asks {@link CudaFaultWatch} to watch the context. A probe
+ * that returns the context's sticky error fails every registration of the context; a probe that queried the
+ * driver successfully vouches for the context ({@link CudaFaultWatch#vouch}).
  *
- * <p>Thread-safe. {@link #hostFunctionRan} runs on driver threads and only counts and unparks.
+ * <p><b>Threading.</b> Thread-safe; {@link #arm} never blocks for room. {@link #streamCallbackRan} runs on driver
+ * threads and only counts and unparks.
  */
-final class HostFunctionBudget {
+final class StreamCallbackBudget {
     static final int DEFAULT_CAPACITY = 32;
+    /** The system property that sets {@link #capacity()}. */
+    static final String CAPACITY_PROPERTY = "gpusync.cuda.streamCallbacksBehindEvents";
+    /** The property's earlier name, still read when the current one is not set. */
+    static final String OLD_CAPACITY_PROPERTY = "gpusync.cuda.hostFunctionsBehindEvents";
     static final long FIRST_PROBE_NANOS = 20_000L;
     /**
      * The longest interval between two probes of one deferred entry. Intervals grow by half after each probe that
@@ -73,68 +61,78 @@ final class HostFunctionBudget {
     static final long YOUNG_NANOS = 1_000_000L;
     /**
      * The armer never sleeps longer than this while entries are deferred: room that frees wakes it
-     * ({@link #hostFunctionRan}, {@link #contextFailed}, a failed arm), so this only bounds a missed wake-up. (It was
-     * 1 ms: a thousand wake-ups a second cost the armer ≈ 1.6–2.7 % of a core on these VMs with nothing to do.)
+     * ({@link #streamCallbackRan}, {@link #contextFailed}, a failed arm), so this only bounds a missed wake-up
+     * (a short bound would cost the idle armer a wake-up per bound).
      */
     static final long MAX_PARK_NANOS = 50_000_000L;
-    private static final System.Logger LOG = System.getLogger(HostFunctionBudget.class.getName());
-    private static final int CAPACITY = Math.max(1, Integer.getInteger("gpusync.cuda.hostFunctionsBehindEvents",
-            DEFAULT_CAPACITY));
-    private static final AtomicInteger IN_FLIGHT = new AtomicInteger();
-    /** Keys of the host functions that hold room, by key → context address. */
-    private static final Map<Long, Long> HOLDING = new ConcurrentHashMap<>();
-    private static final ConcurrentLinkedDeque<Arming> DEFERRED = new ConcurrentLinkedDeque<>();
+    private static final System.Logger LOG = System.getLogger(StreamCallbackBudget.class.getName());
+    private final CudaDriverService service;
+    private final int capacity;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    /** Keys of the stream callbacks that hold room, by key → context address. */
+    private final Map<Long, Long> holding = new ConcurrentHashMap<>();
+    private final ConcurrentLinkedDeque<Arming> deferred = new ConcurrentLinkedDeque<>();
     /** The probe schedule of each deferred entry (identity: entries are distinct objects). */
-    private static final Map<Arming, Schedule> SCHEDULES = new ConcurrentHashMap<>();
+    private final Map<Arming, Schedule> schedules = new ConcurrentHashMap<>();
     /** Schedules not yet in the armer's heap. */
-    private static final java.util.concurrent.ConcurrentLinkedQueue<Schedule> INCOMING =
+    private final java.util.concurrent.ConcurrentLinkedQueue<Schedule> incoming =
             new java.util.concurrent.ConcurrentLinkedQueue<>();
     /** Young and old deferred entries by when they are due (armer thread only; entries that left are skipped lazily). */
-    private static final java.util.PriorityQueue<Schedule> YOUNG =
+    private final java.util.PriorityQueue<Schedule> young =
             new java.util.PriorityQueue<>((x, y) -> Long.compare(x.due - y.due, 0));
     /** Old entries by when they are due, the younger first among those due together (armer thread only). */
-    private static final java.util.PriorityQueue<Schedule> OLD = new java.util.PriorityQueue<>((x, y) -> {
+    private final java.util.PriorityQueue<Schedule> old = new java.util.PriorityQueue<>((x, y) -> {
         int byDue = Long.compare(x.due - y.due, 0);
         return byDue != 0 ? byDue : Long.compare(x.interval, y.interval);
     });
     /**
      * Old entries that are due and wait for the budget, earliest deadline first: an entry's deadline is its due time
      * plus its interval (how late a probe may come before the entry is seen later than its schedule allows), ties the
-     * younger first. Served by due time alone, a backlog of entries pending for seconds that fell due together on
-     * the grid — more than the budget holds — kept an entry whose interval is milliseconds waiting for up to a second
-     * behind it (measured on the H200 with 10,000 waits in flight). Armer thread only.
+     * younger first: served by due time alone, a backlog of long-pending entries that fell due together on the grid
+     * would hold back an entry whose interval is milliseconds for up to a second. Armer thread only.
      */
-    private static final java.util.PriorityQueue<Schedule> READY = new java.util.PriorityQueue<>((x, y) -> {
+    private final java.util.PriorityQueue<Schedule> ready = new java.util.PriorityQueue<>((x, y) -> {
         int byDeadline = Long.compare((x.due + x.interval) - (y.due + y.interval), 0);
         return byDeadline != 0 ? byDeadline : Long.compare(x.interval, y.interval);
     });
-    private static final OnDemandDaemon ARMER = new OnDemandDaemon("gpusync-cuda-armer", HostFunctionBudget::run);
+    private final OnDemandDaemon armer = new OnDemandDaemon("gpusync-cuda-armer", this::run);
     /** Probes the armer may make now (armer thread only), refilled at {@value #PROBES_PER_SECOND} per second. */
-    private static double budget;
-    private static long lastPass = System.nanoTime();
+    private double budget;
+    private long lastPass = System.nanoTime();
 
-    private HostFunctionBudget() {
+    StreamCallbackBudget(CudaDriverService service, int capacity) {
+        if (capacity < 1) {
+            throw new IllegalArgumentException("capacity " + capacity);
+        }
+        this.service = service;
+        this.capacity = capacity;
+    }
+
+    /** The capacity the system property sets ({@value #DEFAULT_CAPACITY} if unset; at least 1). */
+    static int configuredCapacity() {
+        Integer earlier = Integer.getInteger(OLD_CAPACITY_PROPERTY);
+        return Math.max(1, Integer.getInteger(CAPACITY_PROPERTY, earlier != null ? earlier : DEFAULT_CAPACITY));
     }
 
     /**
-     * One host function to arm behind an event on a private stream. The entry keeps what it arms behind valid
+     * One stream callback to arm behind an event on a private stream. The entry keeps what it arms behind valid
      * while it is deferred ({@link #hold()} … {@link #leave()}).
      */
     interface Arming {
-        /** The host function's registration key ({@link HostFunctions#register}). */
+        /** The stream callback's registration key ({@link StreamCallbacks#register}). */
         long key();
 
-        /** The context the host function belongs to (its address). */
+        /** The context the stream callback belongs to (its address). */
         long context();
 
         /**
-         * Arms it now ({@link HostFunctions#launchAfterEvent}); room has been granted.
+         * Arms it now ({@link StreamCallbacks#launchAfterEvent}); room has been granted.
          *
          * @return false if there is nothing to arm any more (the entry's source was released)
          */
         boolean arm();
 
-        /** Whether the work the host function stands behind is complete; a probe that never blocks. */
+        /** Whether the work the stream callback stands behind is complete; a probe that never blocks. */
         boolean complete();
 
         /** Whether {@link #complete()} queries the driver in the context (a success then shows it has no sticky error). */
@@ -172,32 +170,37 @@ final class HostFunctionBudget {
         }
     }
 
-    /** The most host functions outstanding behind event waits. */
-    static int capacity() {
-        return CAPACITY;
+    /** The most stream callbacks outstanding behind event waits. */
+    int capacity() {
+        return capacity;
     }
 
-    /** Host functions outstanding behind event waits now (tests). */
-    static int inFlight() {
-        return IN_FLIGHT.get();
+    /** Stream callbacks outstanding behind event waits now (tests). */
+    int inFlight() {
+        return inFlight.get();
+    }
+
+    /** The armer thread, null before its first wake-up and after it ended (tests). */
+    Thread armerThread() {
+        return armer.thread();
     }
 
     /** Arms deferred because there was no room (tests). */
-    static int deferred() {
-        return DEFERRED.size();
+    int deferred() {
+        return deferred.size();
     }
 
     /**
      * Arms {@code arming} now if there is room (the caller's thread makes the driver calls; errors propagate with
      * the room given back), else defers it. Never blocks for room.
      */
-    static void arm(Arming arming) {
-        if (DEFERRED.isEmpty() && tryTake(arming)) {
+    void arm(Arming arming) {
+        if (deferred.isEmpty() && tryTake(arming)) {
             boolean armed = false;
             try {
                 armed = arming.arm();
             } finally {
-                if (!armed && giveBack(arming.key()) && !DEFERRED.isEmpty()) {
+                if (!armed && giveBack(arming.key()) && !deferred.isEmpty()) {
                     wakeArmer(); // an entry deferred meanwhile may take the room
                 }
             }
@@ -205,30 +208,33 @@ final class HostFunctionBudget {
         }
         arming.hold();
         Schedule schedule = new Schedule(arming);
-        SCHEDULES.put(arming, schedule);
-        DEFERRED.add(arming);
-        INCOMING.add(schedule);
+        schedules.put(arming, schedule);
+        deferred.add(arming);
+        incoming.add(schedule);
         wakeArmer();
-        if (!HostFunctions.reportsOwnFaults(arming.context())) {
-            CudaFaultWatch.watch(); // no callback of its context in flight: only the watch would see a fault
+        if (!service.callbacks().reportsOwnFaults(arming.context())) {
+            service.faultWatch().watch(); // no callback of its context in flight: only the watch would see a fault
         }
     }
 
     /** Whether any arm is deferred (cheap: for the driver thread). */
-    static boolean anyDeferred() {
-        return !DEFERRED.isEmpty();
+    boolean anyDeferred() {
+        return !deferred.isEmpty();
     }
 
-    /** A host function ran (driver thread): its room, if it held any, is free again. Only counts and unparks. */
-    static void hostFunctionRan(long key) {
-        if (giveBack(key) && !DEFERRED.isEmpty()) {
-            ARMER.unparkIfStarted();
+    /** A stream callback ran (driver thread): its room, if it held any, is free again. Only counts and unparks. */
+    void streamCallbackRan(long key) {
+        if (giveBack(key) && !deferred.isEmpty()) {
+            armer.unparkIfStarted();
         }
     }
 
-    /** {@code context} has a sticky error: its host functions will never run; their room is free again. */
-    static void contextFailed(long context) {
-        HOLDING.forEach((key, ctx) -> {
+    /**
+     * {@code context} has a sticky error: its callbacks' waits have all been failed (the callbacks still run, with the
+     * error), so their room is free again.
+     */
+    void contextFailed(long context) {
+        holding.forEach((key, ctx) -> {
             if (ctx == context) {
                 giveBack(key);
             }
@@ -236,34 +242,42 @@ final class HostFunctionBudget {
         wakeArmer();
     }
 
-    private static boolean tryTake(Arming arming) {
+    private boolean tryTake(Arming arming) {
         int n;
         do {
-            n = IN_FLIGHT.get();
-            if (n >= CAPACITY) {
+            n = inFlight.get();
+            if (n >= capacity) {
                 return false;
             }
-        } while (!IN_FLIGHT.compareAndSet(n, n + 1));
-        HOLDING.put(arming.key(), arming.context());
+        } while (!inFlight.compareAndSet(n, n + 1));
+        holding.put(arming.key(), arming.context());
         return true;
     }
 
-    private static boolean giveBack(long key) {
-        if (HOLDING.remove(key) != null) {
-            IN_FLIGHT.decrementAndGet();
+    private boolean giveBack(long key) {
+        if (holding.remove(key) != null) {
+            inFlight.decrementAndGet();
             return true;
         }
         return false;
     }
 
-    private static void wakeArmer() {
-        ARMER.wake();
+    /** The service closes: the armer thread ends once nothing is deferred (a later deferral starts another). */
+    void close() {
+        armer.close();
     }
 
-    private static void run() {
+    private void wakeArmer() {
+        armer.wake();
+    }
+
+    private void run() {
         while (true) {
-            if (DEFERRED.isEmpty()) {
-                LockSupport.park(HostFunctionBudget.class);
+            if (deferred.isEmpty()) {
+                if (armer.endIfClosing(deferred::isEmpty)) {
+                    return;
+                }
+                LockSupport.park(this);
                 continue;
             }
             long park = MAX_PARK_NANOS;
@@ -273,28 +287,28 @@ final class HostFunctionBudget {
             } catch (RuntimeException | Error t) { // never let the armer die: deferred waits would hang
                 LOG.log(System.Logger.Level.ERROR, "the CUDA armer failed a pass", t);
             }
-            if (!DEFERRED.isEmpty()) {
-                LockSupport.parkNanos(HostFunctionBudget.class, Math.max(park, FIRST_PROBE_NANOS / 2));
+            if (!deferred.isEmpty()) {
+                LockSupport.parkNanos(this, Math.max(park, FIRST_PROBE_NANOS / 2));
             }
         }
     }
 
     /** Arms the oldest deferred entries while there is room. */
-    private static void armWhileRoom() {
+    private void armWhileRoom() {
         Arming a;
-        while ((a = DEFERRED.peek()) != null) {
-            if (!HostFunctions.registered(a.key())) { // failed, cancelled or completed meanwhile
+        while ((a = deferred.peek()) != null) {
+            if (!service.callbacks().registered(a.key())) { // failed, cancelled or completed meanwhile
                 leave(a);
                 continue;
             }
             if (!tryTake(a)) {
                 break;
             }
-            if (!DEFERRED.remove(a)) {
+            if (!deferred.remove(a)) {
                 giveBack(a.key());
                 continue;
             }
-            Schedule gone = SCHEDULES.remove(a);
+            Schedule gone = schedules.remove(a);
             if (gone != null) {
                 gone.left = true;
             }
@@ -304,7 +318,7 @@ final class HostFunctionBudget {
                 }
             } catch (SyncException e) {
                 giveBack(a.key());
-                HostFunctions.failKey(a.key(), e);
+                service.callbacks().failKey(a.key(), e);
             } finally {
                 a.leave();
             }
@@ -316,23 +330,23 @@ final class HostFunctionBudget {
      * work is done and backing off the others; returns how long until the next one is due (at most
      * {@value #MAX_PARK_NANOS} ns).
      */
-    private static long probeDue() {
-        for (Schedule s; (s = INCOMING.poll()) != null; ) {
-            YOUNG.add(s);
+    private long probeDue() {
+        for (Schedule s; (s = incoming.poll()) != null; ) {
+            young.add(s);
         }
         long now = System.nanoTime();
         budget = Math.min(budget + (now - lastPass) * PROBES_PER_SECOND / 1_000_000_000.0, BUDGET_BURST);
         lastPass = now;
-        probeDue(YOUNG, now, false);
-        for (Schedule s; (s = OLD.peek()) != null && now - s.due >= 0; ) {
-            READY.add(OLD.poll()); // every due entry at once: those due together are served in one wake-up
+        probeDue(young, now, false);
+        for (Schedule s; (s = old.peek()) != null && now - s.due >= 0; ) {
+            ready.add(old.poll()); // every due entry at once: those due together are served in one wake-up
         }
-        long wait = probeDue(READY, now, true);
-        Schedule o = OLD.peek();
-        if (o != null && READY.isEmpty()) {
+        long wait = probeDue(ready, now, true);
+        Schedule o = old.peek();
+        if (o != null && ready.isEmpty()) {
             wait = Math.min(wait, Math.max(0, o.due - System.nanoTime()));
         }
-        Schedule y = YOUNG.peek();
+        Schedule y = young.peek();
         if (y != null) {
             wait = Math.min(wait, Math.max(0, y.due - System.nanoTime()));
         }
@@ -344,7 +358,7 @@ final class HostFunctionBudget {
      * {@code budgeted}); returns how long until the next one is due or the budget allows one more (at most
      * {@value #MAX_PARK_NANOS} ns).
      */
-    private static long probeDue(java.util.PriorityQueue<Schedule> heap, long now, boolean budgeted) {
+    private long probeDue(java.util.PriorityQueue<Schedule> heap, long now, boolean budgeted) {
         Schedule s;
         while ((s = heap.peek()) != null && now - s.due >= 0) {
             if (s.left) {
@@ -352,7 +366,7 @@ final class HostFunctionBudget {
                 continue;
             }
             Arming a = s.arming;
-            if (!HostFunctions.registered(a.key())) {
+            if (!service.callbacks().registered(a.key())) {
                 heap.poll();
                 leave(a);
                 continue;
@@ -367,19 +381,19 @@ final class HostFunctionBudget {
             try {
                 if (a.complete()) {
                     if (leave(a)) {
-                        HostFunctions.fireKey(a.key());
+                        service.callbacks().fireKey(a.key());
                     }
                     continue;
                 }
                 if (a.probeQueriesContext()) {
-                    CudaFaultWatch.vouch(a.context());
+                    service.faultWatch().vouch(a.context());
                 }
             } catch (SyncException e) {
                 if (e.kind() == io.gpusync.ErrorKind.FATAL && !(e instanceof io.gpusync.SyncCancelledException)) {
-                    HostFunctions.failContext(a.context(), e); // sticky: every wait of the context, not just this one
+                    service.callbacks().failContext(a.context(), e); // sticky: every wait of the context, not just this one
                 }
                 if (leave(a)) {
-                    HostFunctions.failKey(a.key(), e);
+                    service.callbacks().failKey(a.key(), e);
                 }
                 continue;
             } catch (RuntimeException e) { // a probe's bug must not drop the entry from the schedule
@@ -388,7 +402,7 @@ final class HostFunctionBudget {
             // half its age: seen at most ≈ 50 % late, however few probes the budget has allowed it so far
             s.interval = Math.min(Math.max(FIRST_PROBE_NANOS, (now - s.since) / 2), MAX_PROBE_NANOS);
             s.due = nextDue(now, s.interval);
-            (s.interval < YOUNG_NANOS ? YOUNG : OLD).add(s);
+            (s.interval < YOUNG_NANOS ? young : old).add(s);
         }
         return s == null ? MAX_PARK_NANOS : Math.min(MAX_PARK_NANOS, Math.max(0, s.due - System.nanoTime()));
     }
@@ -407,9 +421,9 @@ final class HostFunctionBudget {
     }
 
     /** Takes {@code a} out of the queue; {@code true} if this call did (and ran its {@link Arming#leave()}). */
-    private static boolean leave(Arming a) {
-        if (DEFERRED.remove(a)) {
-            Schedule s = SCHEDULES.remove(a);
+    private boolean leave(Arming a) {
+        if (deferred.remove(a)) {
+            Schedule s = schedules.remove(a);
             if (s != null) {
                 s.left = true;
             }

@@ -17,19 +17,23 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * How {@link HostFunctionBudget} schedules arms, without a GPU: each entry stands for "arm a host function behind
- * an event" and its work is a flag the test sets; running a host function is what the driver would do
- * ({@link HostFunctionBudget#hostFunctionRan} then the registration fires). The driver-side behaviour — that the
- * 57th host function behind event waits blocks, that deferred waits complete on the H200 — is
- * {@code HostFunctionBudgetGpuTest}'s.
+ * How {@link StreamCallbackBudget} schedules arms, without a GPU and against a service of each test's own: each
+ * entry stands for "arm a stream callback behind an event" and its work is a flag the test sets; running a callback
+ * is what the driver would do ({@link StreamCallbackBudget#streamCallbackRan} then the registration fires). The
+ * driver-side behaviour — that the 57th callback behind event waits blocks, that deferred waits complete on a GPU —
+ * is {@code StreamCallbackBudgetGpuTest}'s.
  */
-class HostFunctionBudgetTest {
+class StreamCallbackBudgetTest {
     private static final MemorySegment CONTEXT = MemorySegment.ofAddress(0x5eed_0000L);
     private final List<Work> works = new ArrayList<>();
+    /** A service of this test's own: its room, queue and armer thread start empty. */
+    private final CudaDriverService cuda = new CudaDriverService(StreamCallbackBudget.DEFAULT_CAPACITY);
+    private final StreamCallbacks callbacks = cuda.callbacks();
+    private final StreamCallbackBudget budget = cuda.budget();
 
     /** One arm: counts what the budget does with it. */
-    private final class Work implements HostFunctionBudget.Arming, HostFunctions.Slot {
-        final long key = HostFunctions.register(CONTEXT, null, this);
+    private final class Work implements StreamCallbackBudget.Arming, StreamCallbacks.Slot {
+        final long key = callbacks.register(CONTEXT, null, this);
         volatile boolean done;
         volatile boolean armed;
         volatile Thread armedOn;
@@ -86,10 +90,10 @@ class HostFunctionBudgetTest {
             failure = error;
         }
 
-        /** What the driver does when the armed host function runs. */
-        void hostFunctionRuns() {
-            HostFunctionBudget.hostFunctionRan(key);
-            HostFunctions.fireKey(key);
+        /** What the driver does when the armed callback runs. */
+        void callbackRuns() {
+            budget.streamCallbackRan(key);
+            callbacks.fireKey(key);
         }
     }
 
@@ -100,19 +104,20 @@ class HostFunctionBudgetTest {
 
     @AfterEach
     void releaseEverything() throws InterruptedException {
-        works.forEach(w -> HostFunctions.cancel(w.key)); // deferred entries are dropped, not armed
+        works.forEach(w -> callbacks.cancel(w.key)); // deferred entries are dropped, not armed
         boolean drained = await(() -> {
-            works.stream().filter(w -> w.armed).forEach(w -> HostFunctionBudget.hostFunctionRan(w.key));
-            return HostFunctionBudget.deferred() == 0 && HostFunctionBudget.inFlight() == 0;
+            works.stream().filter(w -> w.armed).forEach(w -> budget.streamCallbackRan(w.key));
+            return budget.deferred() == 0 && budget.inFlight() == 0;
         }, 5_000);
         assertThat(drained).as("every deferred entry dropped and every bit of room given back").isTrue();
+        cuda.close(); // the armer and the fault watch end once idle
     }
 
     private List<Work> armed(int n) {
         List<Work> ws = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             Work w = new Work();
-            HostFunctionBudget.arm(w);
+            budget.arm(w);
             ws.add(w);
         }
         return ws;
@@ -120,15 +125,15 @@ class HostFunctionBudgetTest {
 
     @Test
     void armsOnTheCallersThreadWhileThereIsRoomAndDefersTheRestWithoutBlocking() {
-        int room = HostFunctionBudget.capacity();
+        int room = budget.capacity();
         List<Work> ws = armed(room + 8);
         assertThat(ws.subList(0, room)).allSatisfy(w -> {
             assertThat(w.armed).isTrue();
             assertThat(w.armedOn).isEqualTo(Thread.currentThread());
             assertThat(w.holds.get()).as("an arm made at once holds nothing").isZero();
         });
-        assertThat(HostFunctionBudget.inFlight()).isEqualTo(room);
-        assertThat(HostFunctionBudget.deferred()).isEqualTo(8);
+        assertThat(budget.inFlight()).isEqualTo(room);
+        assertThat(budget.deferred()).isEqualTo(8);
         assertThat(ws.subList(room, room + 8)).allSatisfy(w -> {
             assertThat(w.armed).isFalse();
             assertThat(w.holds.get()).as("a deferred arm keeps its event alive").isEqualTo(1);
@@ -136,23 +141,23 @@ class HostFunctionBudgetTest {
     }
 
     @Test
-    void aHostFunctionThatRunsGivesItsRoomToTheOldestDeferredArm() throws InterruptedException {
-        int room = HostFunctionBudget.capacity();
+    void aCallbackThatRunsGivesItsRoomToTheOldestDeferredArm() throws InterruptedException {
+        int room = budget.capacity();
         List<Work> ws = armed(room + 3);
-        ws.get(0).hostFunctionRuns();
+        ws.get(0).callbackRuns();
         Work oldest = ws.get(room);
         assertThat(await(() -> oldest.armed, 2_000)).as("the oldest deferred arm took the room").isTrue();
         assertThat(oldest.armedOn.getName()).isEqualTo("gpusync-cuda-armer");
         assertThat(oldest.leaves.get()).as("it left the queue and let its event go").isEqualTo(1);
         assertThat(ws.get(room + 1).armed).isFalse();
-        assertThat(HostFunctionBudget.inFlight()).isEqualTo(room);
+        assertThat(budget.inFlight()).isEqualTo(room);
     }
 
     @Test
     void aDeferredArmWhoseWorkIsDoneCompletesByProbeEvenBehindOlderOnesThatNeverComplete() throws InterruptedException {
-        armed(HostFunctionBudget.capacity() + 500); // the room and a long queue, all behind work that never ends
+        armed(budget.capacity() + 500); // the room and a long queue, all behind work that never ends
         Work quick = new Work();
-        HostFunctionBudget.arm(quick);
+        budget.arm(quick);
         quick.done = true;
         long t0 = System.nanoTime();
         assertThat(await(() -> quick.fired, 2_000)).as("completed by a probe, not starved by 500 older entries").isTrue();
@@ -170,7 +175,7 @@ class HostFunctionBudgetTest {
      */
     @Test
     void anArmDeferredBehindThousandsPendingForLongIsSeenDoneWithinAFractionOfItsAge() throws InterruptedException {
-        armed(HostFunctionBudget.capacity() + 2_000);
+        armed(budget.capacity() + 2_000);
         Thread.sleep(1_000); // they have been pending for a second: long-pending
         long lateMicros = tenMillisArmSeenAfterMicros();
         System.out.printf("BUDGET a 10 ms arm behind 2,000 pending for 1 s was seen %,d µs after its work was done%n",
@@ -189,7 +194,7 @@ class HostFunctionBudgetTest {
      */
     @Test
     void aNewArmIsNotHeldBackByABacklogOfLongPendingOnesFallingDueTogether() throws InterruptedException {
-        armed(HostFunctionBudget.capacity() + 10_000);
+        armed(budget.capacity() + 10_000);
         Thread.sleep(4_000); // long-pending: their intervals reach 2^30 ns, their probes fall due together on its grid
         long worstMicros = 0;
         long end = System.nanoTime() + 2_300_000_000L; // across at least two of those grid instants
@@ -207,7 +212,7 @@ class HostFunctionBudgetTest {
     /** Arms a deferred entry whose work takes 10 ms; how long after the work was done it was seen done (µs). */
     private long tenMillisArmSeenAfterMicros() throws InterruptedException {
         Work tenMillis = new Work();
-        HostFunctionBudget.arm(tenMillis);
+        budget.arm(tenMillis);
         Thread.sleep(10); // its kernel
         tenMillis.done = true;
         long t0 = System.nanoTime();
@@ -217,7 +222,7 @@ class HostFunctionBudgetTest {
 
     @Test
     void theArmerProbesNoMoreThanItsBudgetHoweverManyArmsAreDeferred() throws InterruptedException {
-        List<Work> ws = armed(HostFunctionBudget.capacity() + 3_000);
+        List<Work> ws = armed(budget.capacity() + 3_000);
         Thread.sleep(300); // past the first, closely spaced probes of every entry
         long before = ws.stream().mapToLong(w -> w.probes.get()).sum();
         long t0 = System.nanoTime();
@@ -225,8 +230,8 @@ class HostFunctionBudgetTest {
         long probes = ws.stream().mapToLong(w -> w.probes.get()).sum() - before;
         double perSecond = probes * 1e9 / (System.nanoTime() - t0);
         System.out.printf("BUDGET 3,000 deferred arms, nothing completing: %.0f probes/s (budget %d/s)%n",
-                perSecond, HostFunctionBudget.PROBES_PER_SECOND);
-        assertThat(perSecond).isLessThanOrEqualTo(HostFunctionBudget.PROBES_PER_SECOND * 1.2);
+                perSecond, StreamCallbackBudget.PROBES_PER_SECOND);
+        assertThat(perSecond).isLessThanOrEqualTo(StreamCallbackBudget.PROBES_PER_SECOND * 1.2);
         assertThat(probes).as("the deferred entries are still probed").isPositive();
     }
 
@@ -239,10 +244,10 @@ class HostFunctionBudgetTest {
      */
     @Test
     void aThousandArmsDeferredForLongCostTheArmerLittleCpu() throws Exception {
-        armed(HostFunctionBudget.capacity() + 1_000);
+        armed(budget.capacity() + 1_000);
         Thread.sleep(1_500); // long-pending
-        Thread armer = Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.getName().equals("gpusync-cuda-armer")).findFirst().orElseThrow();
+        Thread armer = budget.armerThread();
+        assertThat(armer.getName()).isEqualTo("gpusync-cuda-armer");
         long cpu0 = threadCpuNanos(armer);
         long t0 = System.nanoTime();
         Thread.sleep(2_000);
@@ -255,25 +260,25 @@ class HostFunctionBudgetTest {
 
     @Test
     void aDeferredArmWhoseRegistrationFailedIsDroppedAndLetsItsEventGo() throws InterruptedException {
-        List<Work> ws = armed(HostFunctionBudget.capacity() + 1);
+        List<Work> ws = armed(budget.capacity() + 1);
         Work deferred = ws.get(ws.size() - 1);
         DeviceLostException lost = new DeviceLostException(BackendKind.CUDA, "the test's fault", null);
-        HostFunctions.failKey(deferred.key, lost);
+        callbacks.failKey(deferred.key, lost);
         assertThat(deferred.failure).isSameAs(lost);
         assertThat(await(() -> deferred.leaves.get() == 1, 2_000)).isTrue();
-        assertThat(HostFunctionBudget.deferred()).isZero();
+        assertThat(budget.deferred()).isZero();
         assertThat(deferred.armed).isFalse();
     }
 
     @Test
-    void aStickyErrorInTheContextGivesBackTheRoomOfItsHostFunctionsWhichWillNeverRun() throws InterruptedException {
-        int room = HostFunctionBudget.capacity();
+    void aStickyErrorInTheContextGivesBackTheRoomOfItsCallbacks() throws InterruptedException {
+        int room = budget.capacity();
         List<Work> ws = armed(room + 2);
-        HostFunctions.failContext(CONTEXT.address(), new DeviceLostException(BackendKind.CUDA, "sticky", null));
-        assertThat(HostFunctionBudget.inFlight()).isZero();
+        callbacks.failContext(CONTEXT.address(), new DeviceLostException(BackendKind.CUDA, "sticky", null));
+        assertThat(budget.inFlight()).isZero();
         assertThat(ws).allSatisfy(w -> assertThat(w.failure).isInstanceOf(DeviceLostException.class));
-        assertThat(await(() -> HostFunctionBudget.deferred() == 0, 2_000)).isTrue();
-        ws.forEach(w -> w.fired = true); // their host functions never run
+        assertThat(await(() -> budget.deferred() == 0, 2_000)).isTrue();
+        ws.forEach(w -> w.fired = true); // their callbacks fire nothing: they ran with the error
     }
 
     /** java.management through reflection: the test sources compile as part of module io.gpusync.core. */
