@@ -12,6 +12,7 @@ module io.gpusync.benchmarks {
     requires io.gpusync.linux;
     requires io.gpusync.opencl;
     requires io.gpusync.vulkan;
+    requires io.gpusync.test; // the producers of GPU work (io.gpusync.test.gl, …)
     requires io.gpusync.bindings.cuda; // raw handles for the device providers and CUDA subjects
     requires io.gpusync.bindings.d3d12;
     requires io.gpusync.bindings.libc;

@@ -1,11 +1,17 @@
 /**
- * Test support for gpusync's backend modules (test scope only): the {@code SyncWaiter} contract suite every
- * backend runs ({@code SyncWaiterContract}), child JVMs, test waiters, the checkout's root.
+ * gpusync's test kit for applications, like {@code reactor-test}: fake GPU queues on {@code CpuTimeline}
+ * ({@code FakeGpuQueue}) and a GPU whose work takes virtual time on Reactor's {@code VirtualTimeScheduler}
+ * ({@code VirtualGpu}), to test code that waits on GPU work without a GPU; and producers of real GPU work on
+ * each backend ({@code io.gpusync.test.gl}, …) for tests, demos and benchmarks, each needing only its backend.
  */
 module io.gpusync.test {
     requires transitive io.gpusync.api;
-    requires io.gpusync.backend.kit;
-    requires transitive org.junit.jupiter.api;
-    requires transitive org.assertj.core;
+    requires transitive io.gpusync.cpu;
+    requires transitive reactor.core;
+    requires transitive reactor.test;
+    // producers of real GPU work, one package per backend; a user reads the backends the user's project declares
+    requires static io.gpusync.gl;
+    requires static io.gpusync.bindings.gl;
     exports io.gpusync.test;
+    exports io.gpusync.test.gl;
 }

@@ -49,8 +49,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  *       the bindings are read without {@code transitive}, which holds because no public member of a public
  *       type of an exported package names a binding type;</li>
  *   <li><b>producers</b> — a public class that makes GPU work (creates devices, contexts, queues, user events,
- *       launches or submits work, exports semaphores) is a public static nested class of a holder named
- *       {@code *Producers} in its backend's package;</li>
+ *       launches or submits work, exports semaphores) belongs to the test kit ({@code gpusync-test}), not to a
+ *       backend; until a backend's producers have moved there ({@link #PRODUCERS_NOT_YET_MOVED}), they are public
+ *       static nested classes of a holder named {@code *Producers} in its package;</li>
  *   <li><b>one ownership vocabulary</b> — public factories say {@code adopt…}/{@code borrow…}, never
  *       {@code owned}/{@code borrowed}, and no public signature takes an ownership enum.</li>
  * </ul>
@@ -69,12 +70,12 @@ class ArchitectureTest {
     static final Map<String, Set<String>> BRIDGES = Map.of("io.gpusync.d3d12", Set.of("io.gpusync.linux"));
 
     private static final Set<String> NOT_BACKENDS = Set.of("io.gpusync", "io.gpusync.spi", "io.gpusync.internal",
-            "io.gpusync.kit", "io.gpusync.test");
+            "io.gpusync.kit", "io.gpusync.test", "io.gpusync.testsuite");
 
     /** One class of each module these rules read (api, kit, the backends): where it was loaded from is the module. */
     static final List<Class<?>> MODULE_MARKERS = List.of(SyncPoint.class, io.gpusync.kit.WaitLoop.class,
             io.gpusync.cpu.CpuTimeline.class, io.gpusync.linux.EventFd.class, io.gpusync.cuda.CudaEvents.class,
-            io.gpusync.vulkan.VulkanProducers.class, io.gpusync.opencl.OpenClEvents.class, io.gpusync.gl.GlProducers.class,
+            io.gpusync.vulkan.VulkanProducers.class, io.gpusync.opencl.OpenClEvents.class, io.gpusync.gl.EglSyncs.class,
             io.gpusync.d3d12.D3D12Fences.class, io.gpusync.d3d11.D3D11KeyedMutexes.class,
             io.gpusync.metal.MetalSharedEvents.class, io.gpusync.wgpu.WgpuSubmissions.class);
 
@@ -214,8 +215,15 @@ class ArchitectureTest {
                 .should(noBindingTypes).check(CORE);
     }
 
+    /**
+     * The backends whose producers have not moved to the test kit ({@code gpusync-test}) yet. It only shrinks: once
+     * empty, no backend makes GPU work at all.
+     */
+    static final Set<String> PRODUCERS_NOT_YET_MOVED = Set.of("io.gpusync.cuda", "io.gpusync.vulkan",
+            "io.gpusync.opencl", "io.gpusync.d3d12");
+
     @Test
-    void publicClassesThatMakeGpuWorkAreNestedInAProducersHolder() {
+    void publicClassesThatMakeGpuWorkAreNestedInAProducersHolderOfABackendNotYetMoved() {
         Set<String> found = new TreeSet<>();
         ArchCondition<JavaClass> nestedInProducers = new ArchCondition<>("be a public static class nested in a "
                 + "holder named *Producers, if it calls a native entry point that makes GPU work") {
@@ -235,16 +243,17 @@ class ArchitectureTest {
                         && holder.get().getEnclosingClass().isEmpty()
                         && holder.get().getPackageName().equals(type.getPackageName())
                         && type.getModifiers().contains(JavaModifier.STATIC);
-                events.add(new SimpleConditionEvent(type, ok, type.getName() + " calls " + call.get()
-                        + (ok ? " and is nested in " + holder.get().getSimpleName()
+                boolean mayStay = PRODUCERS_NOT_YET_MOVED.contains(type.getPackageName());
+                events.add(new SimpleConditionEvent(type, ok && mayStay, type.getName() + " calls " + call.get()
+                        + (!mayStay ? " but producers of this backend live in the test kit (gpusync-test)"
+                        : ok ? " and is nested in " + holder.get().getSimpleName()
                         : " but is not a static nested class of a *Producers holder")));
             }
         };
         classes().that(DescribedPredicate.describe("are publicly reachable", ArchitectureTest::isPubliclyReachable))
                 .should(nestedInProducers).check(CORE);
         assertThat(found).as("the rule recognises today's producers by the calls they make")
-                .contains("CudaWorkQueue", "VulkanContext", "ExportingVulkanDevice", "OpenClContext", "OpenClUserEvent",
-                        "EglProducer");
+                .contains("CudaWorkQueue", "VulkanContext", "ExportingVulkanDevice", "OpenClContext", "OpenClUserEvent");
     }
 
     @Test

@@ -1,6 +1,6 @@
 package io.gpusync;
 
-import io.gpusync.test.Checkout;
+import io.gpusync.testsuite.Checkout;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,6 +1,6 @@
 package io.gpusync;
 
-import io.gpusync.test.Checkout;
+import io.gpusync.testsuite.Checkout;
 
 import com.tngtech.archunit.core.domain.JavaCodeUnit;
 import com.tngtech.archunit.core.domain.JavaMethodCall;

@@ -1,6 +1,6 @@
 package io.gpusync.internal;
 
-import io.gpusync.test.ChildJvm;
+import io.gpusync.testsuite.ChildJvm;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.FunctionDescriptor;

@@ -3,7 +3,7 @@ package io.gpusync.cpu;
 import io.gpusync.SyncPoint;
 import io.gpusync.SyncWaiter;
 import io.gpusync.SyncWaiter;
-import io.gpusync.test.SyncWaiterContract;
+import io.gpusync.testsuite.SyncWaiterContract;
 
 import java.util.OptionalInt;
 

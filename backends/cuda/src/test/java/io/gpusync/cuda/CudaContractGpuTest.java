@@ -4,7 +4,7 @@ import static io.gpusync.cuda.CudaTestSupport.check;
 
 import io.gpusync.SyncPoint;
 import io.gpusync.SyncWaiter;
-import io.gpusync.test.SyncWaiterContract;
+import io.gpusync.testsuite.SyncWaiterContract;
 import io.gpusync.bindings.cuda.Cuda;
 
 import java.lang.foreign.Arena;

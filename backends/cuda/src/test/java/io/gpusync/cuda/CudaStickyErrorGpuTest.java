@@ -2,7 +2,7 @@ package io.gpusync.cuda;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gpusync.test.ChildJvm;
+import io.gpusync.testsuite.ChildJvm;
 import io.gpusync.DeviceLostException;
 import io.gpusync.ErrorKind;
 import io.gpusync.SyncBackendException;

@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * The waiter of an {@code ID3D12Fence} at a value (unsigned).
  *
- * <p><b>Probe.</b> {@link #isSignaled()} is {@code GetCompletedValue} ≥ value (about 15 ns on vkd3d: a
+ * <p><b>Probe.</b> {@link #isSignaled()} is {@code GetCompletedValue} ≥ value (a memory read on vkd3d: a
  * {@link CheapProbe}); {@code UINT64_MAX}, D3D12's device-removed value, throws
  * {@link io.gpusync.DeviceLostException}, never {@code true}.
  *

@@ -10,7 +10,6 @@ import io.gpusync.kit.NativeAnchor;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
-import io.gpusync.gl.GlProducers.EglProducer;
 
 /**
  * The waiting side of an EGL producer context's share group, and the factory of its
@@ -28,7 +27,7 @@ import io.gpusync.gl.GlProducers.EglProducer;
  *
  * <p><b>Flushing.</b> The producer must {@code glFlush} after {@code glFenceSync} (or wait on the producer's
  * own thread): a client wait from another context cannot rely on {@code GL_SYNC_FLUSH_COMMANDS_BIT}, which
- * only flushes the waiter's own context. See {@link EglProducer#fence}.
+ * only flushes the waiter's own context.
  *
  * <p><b>Lifetime.</b> The display and producer context stay the caller's: the group never terminates the
  * display nor destroys the producer, and both must outlive it. {@link #close()} destroys the pooled

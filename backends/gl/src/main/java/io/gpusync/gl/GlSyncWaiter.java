@@ -14,7 +14,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.function.Supplier;
-import io.gpusync.gl.GlProducers.EglProducer;
 
 /**
  * The waiter of a {@code GLsync} ({@link io.gpusync.SyncPoint.OpenGLSync} with platform
@@ -33,7 +32,7 @@ import io.gpusync.gl.GlProducers.EglProducer;
  * <p><b>Flush rule.</b> {@code GL_SYNC_FLUSH_COMMANDS_BIT} flushes the <em>current</em> context. It is passed
  * only when the calling thread already has the producer context current (then the wait runs on it directly,
  * with no bind); from any other context the bit would flush the wrong context, so a fence waited on from
- * another thread must have been flushed by its producer ({@link EglProducer} does {@code glFlush} after
+ * another thread must have been flushed by its producer (the test kit's {@code EglProducer} does {@code glFlush} after
  * {@code glFenceSync}). An unflushed fence may never signal for such a waiter — that is the GL rule, not a
  * gpusync limitation.
  *

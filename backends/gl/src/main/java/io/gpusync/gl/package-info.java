@@ -7,7 +7,6 @@
  *       a pooled context shared with the producer (an {@code eglMakeCurrent} pair per call).</li>
  *   <li>{@link io.gpusync.gl.EglSyncs} — points over {@code EGLSync}s; waits need no GL context.</li>
  *   <li>{@link io.gpusync.gl.EglReusableSync} — a host-signalled EGL sync.</li>
- *   <li>{@link io.gpusync.gl.GlProducers.EglProducer} — an owned surfaceless GLES 3 producer for demos and benchmarks.</li>
  *   <li>{@link io.gpusync.gl.GlSemaphores} — {@link io.gpusync.SyncPoint.OpenGL} points over semaphores imported
  *       from Vulkan opaque fds ({@code GL_EXT_semaphore_fd}), awaited through a fence queued after
  *       {@code glWaitSemaphoreEXT}.</li>
@@ -32,7 +31,7 @@
  *       application's raw {@code eglSignalSyncKHR} calls made while it is open (Mesa writes to the sync after
  *       waking the waiters). {@code EglSyncs.adopt} refuses a reusable sync. A borrowed sync is the
  *       caller's</td></tr>
- *   <tr><td>owned {@code GLsync} ({@link io.gpusync.gl.GlShareGroup#adoptGlSync}, {@code EglProducer.fence})
+ *   <tr><td>owned {@code GLsync} ({@link io.gpusync.gl.GlShareGroup#adoptGlSync})
  *       </td><td>gpusync</td><td>{@code glDeleteSync} in a context of the group, on the housekeeping thread, after
  *       the last wait; it holds the group, so that context still exists</td></tr>
  *   <tr><td>pooled wait contexts ({@code ShareContexts})</td><td>gpusync</td><td>{@code eglDestroyContext} once
@@ -47,8 +46,6 @@
  *       ({@code strlen}, then exactly that many bytes)</td></tr>
  *   <tr><td>attribute lists, out-parameters</td><td>confined arenas, per-thread scratch; a group's context
  *       attributes live as long as its {@code ShareContexts}</td><td>read during the call</td></tr>
- *   <tr><td>{@code EglProducer} context and surface</td><td>gpusync</td><td>destroyed by {@code close()}; the
- *       display is never terminated (other users may share it)</td></tr>
  * </table>
  */
 package io.gpusync.gl;

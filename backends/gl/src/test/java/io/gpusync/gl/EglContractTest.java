@@ -1,14 +1,14 @@
 package io.gpusync.gl;
 
 import io.gpusync.SyncWaiter;
-import io.gpusync.test.SyncWaiterContract;
+import io.gpusync.testsuite.SyncWaiterContract;
 import io.gpusync.bindings.egl.Egl;
 import io.gpusync.bindings.egl.PFNEGLSIGNALSYNCKHRPROC;
 import io.gpusync.kit.NativeAnchor;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
-import io.gpusync.gl.GlProducers.EglProducer;
+import io.gpusync.test.gl.EglProducer;
 
 /**
  * The backend contract on Mesa's surfaceless EGL (llvmpipe): host-signalled reusable EGL syncs, owned by

@@ -1,6 +1,6 @@
 package io.gpusync.gl;
 
-import io.gpusync.test.ChildJvm;
+import io.gpusync.testsuite.ChildJvm;
 import io.gpusync.SyncBackendException;
 import io.gpusync.SyncInvalidArgumentException;
 import io.gpusync.SyncPoint;
@@ -9,7 +9,7 @@ import io.gpusync.bindings.egl.Egl;
 import io.gpusync.bindings.egl.PFNEGLCREATESYNCKHRPROC;
 import io.gpusync.bindings.egl.PFNEGLDESTROYSYNCKHRPROC;
 import io.gpusync.bindings.egl.PFNEGLSIGNALSYNCKHRPROC;
-import io.gpusync.gl.GlProducers.EglProducer;
+import io.gpusync.test.gl.EglProducer;
 import io.gpusync.kit.NativeAnchor;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

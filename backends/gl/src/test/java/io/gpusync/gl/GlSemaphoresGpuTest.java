@@ -14,7 +14,7 @@ import java.time.Duration;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import io.gpusync.gl.GlProducers.EglProducer;
+import io.gpusync.test.gl.EglProducer;
 
 /**
  * OpenGL semaphores on a driver that imports Vulkan's opaque fds (NVIDIA's EGL on the H200): a Vulkan semaphore is

@@ -9,7 +9,7 @@ import io.gpusync.kit.NativeAnchor;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import io.gpusync.gl.GlProducers.EglProducer;
+import io.gpusync.test.gl.EglProducer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -5,7 +5,7 @@ import io.gpusync.internal.NativeLibraries;
 import io.gpusync.bindings.egl.Egl;
 
 import java.lang.foreign.MemorySegment;
-import io.gpusync.gl.GlProducers.EglProducer;
+import io.gpusync.test.gl.EglProducer;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 

@@ -3,7 +3,7 @@ package io.gpusync.linux;
 import io.gpusync.SyncInvalidArgumentException;
 import io.gpusync.SyncPoint;
 import io.gpusync.SyncWaiter;
-import io.gpusync.test.SyncWaiterContract;
+import io.gpusync.testsuite.SyncWaiterContract;
 import io.gpusync.bindings.libc.ErrnoCalls;
 import org.junit.jupiter.api.Nested;
 

@@ -4,7 +4,7 @@ import io.gpusync.SyncException;
 import io.gpusync.SyncNotSupportedException;
 import io.gpusync.SyncPoint;
 import io.gpusync.SyncWaiter;
-import io.gpusync.test.SyncWaiterContract;
+import io.gpusync.testsuite.SyncWaiterContract;
 import io.gpusync.internal.NativeLibraries;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;

@@ -1,6 +1,6 @@
 package io.gpusync.opencl;
 
-import io.gpusync.test.ChildJvm;
+import io.gpusync.testsuite.ChildJvm;
 import io.gpusync.SyncBackendException;
 import io.gpusync.SyncException;
 import io.gpusync.SyncPoint;

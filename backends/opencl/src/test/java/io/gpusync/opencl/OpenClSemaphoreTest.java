@@ -6,7 +6,7 @@ import io.gpusync.SyncNotSupportedException;
 import io.gpusync.SyncPoint;
 import io.gpusync.SyncTimeoutException;
 import io.gpusync.SyncWaiter;
-import io.gpusync.test.SyncWaiterContract;
+import io.gpusync.testsuite.SyncWaiterContract;
 import io.gpusync.bindings.opencl.OpenCl;
 import io.gpusync.internal.NativeLibraries;
 import org.junit.jupiter.api.BeforeAll;

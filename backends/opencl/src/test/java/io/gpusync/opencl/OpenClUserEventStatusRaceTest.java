@@ -3,7 +3,7 @@ package io.gpusync.opencl;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.gpusync.test.ChildJvm;
+import io.gpusync.testsuite.ChildJvm;
 import io.gpusync.SyncNotSupportedException;
 import io.gpusync.internal.NativeLibraries;
 import io.gpusync.opencl.OpenClProducers.OpenClContext;

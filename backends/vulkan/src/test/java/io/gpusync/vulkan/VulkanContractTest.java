@@ -2,7 +2,7 @@ package io.gpusync.vulkan;
 
 import io.gpusync.SyncPoint;
 import io.gpusync.SyncWaiter;
-import io.gpusync.test.SyncWaiterContract;
+import io.gpusync.testsuite.SyncWaiterContract;
 import io.gpusync.kit.NativeAnchor;
 import org.junit.jupiter.api.Nested;
 

@@ -1,6 +1,6 @@
 package io.gpusync.vulkan;
 
-import io.gpusync.test.ChildJvm;
+import io.gpusync.testsuite.ChildJvm;
 import io.gpusync.SyncPoint;
 import io.gpusync.SyncWaiter;
 import io.gpusync.vulkan.VulkanProducers.VulkanContext;

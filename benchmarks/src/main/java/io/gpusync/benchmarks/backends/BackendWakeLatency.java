@@ -3,7 +3,7 @@ package io.gpusync.benchmarks.backends;
 import io.gpusync.SyncException;
 import io.gpusync.SyncPoint;
 import io.gpusync.cpu.CpuTimeline;
-import io.gpusync.gl.GlProducers.EglProducer;
+import io.gpusync.test.gl.EglProducer;
 import io.gpusync.gl.EglReusableSync;
 import io.gpusync.gl.GlSemaphores;
 import io.gpusync.VulkanSemaphoreKind;

@@ -1,7 +1,7 @@
 package io.gpusync.benchmarks.subjects;
 
 import io.gpusync.SyncWaiter;
-import io.gpusync.gl.GlProducers.EglProducer;
+import io.gpusync.test.gl.EglProducer;
 import io.gpusync.gl.EglReusableSync;
 
 import java.util.ArrayList;

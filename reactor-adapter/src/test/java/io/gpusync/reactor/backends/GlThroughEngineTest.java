@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
 import io.gpusync.SyncPoint;
 import io.gpusync.SyncTimeoutException;
 import io.gpusync.bindings.egl.Egl;
-import io.gpusync.gl.GlProducers.EglProducer;
+import io.gpusync.test.gl.EglProducer;
 import io.gpusync.gl.EglReusableSync;
 import io.gpusync.reactor.GpuSync;
 import io.gpusync.reactor.SyncEngine;

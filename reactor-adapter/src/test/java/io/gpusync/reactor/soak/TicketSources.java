@@ -13,7 +13,7 @@ import io.gpusync.cpu.CpuTimeline;
 import io.gpusync.d3d12.D3D12Fences;
 import io.gpusync.d3d12.D3D12Producers.D3D12Device;
 import io.gpusync.gl.EglReusableSync;
-import io.gpusync.gl.GlProducers.EglProducer;
+import io.gpusync.test.gl.EglProducer;
 import io.gpusync.linux.EventFd;
 import io.gpusync.linux.SyncFds;
 import io.gpusync.opencl.OpenClProducers.OpenClContext;

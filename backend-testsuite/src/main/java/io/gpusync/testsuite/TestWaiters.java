@@ -1,4 +1,4 @@
-package io.gpusync.test;
+package io.gpusync.testsuite;
 
 import io.gpusync.BackendKind;
 import io.gpusync.CudaEventWaiter;

@@ -1,4 +1,4 @@
-package io.gpusync.test;
+package io.gpusync.testsuite;
 
 import io.gpusync.ErrorKind;
 import io.gpusync.SyncCancelledException;
@@ -45,7 +45,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 public abstract class SyncWaiterContract {
     /** Long enough that reaching it means the wait ignored what should have ended it. */
     protected static final Duration LONG = Duration.ofSeconds(30);
-    /** How long a wait that should end promptly may take, generously (a loaded 2-core CI machine). */
+    /** How long a wait that should end promptly may take, generously (a loaded CI machine). */
     protected static final Duration PROMPTLY = Duration.ofSeconds(5);
 
     private final List<Subject> subjects = new ArrayList<>();

@@ -1,4 +1,4 @@
-package io.gpusync.test;
+package io.gpusync.testsuite;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
