@@ -40,7 +40,7 @@ import java.util.function.Supplier;
  * {@code -Dwake.only=D3D12,eventfd} measures only the rows whose name contains one of the texts.
  *
  * <pre>
- * java --enable-native-access=ALL-UNNAMED -cp <the benchmarks class path> io.gpusync.benchmarks.backends.BackendWakeLatency 300 wake.md   (JDK 25; or, on the H200:)
+ * java --enable-native-access=ALL-UNNAMED -cp <the benchmarks class path> io.gpusync.benchmarks.backends.BackendWakeLatency 300 wake.md   (JDK 25; or with a packed runtime in .device/:)
  * bash .device/setup && .device/java io.gpusync.benchmarks.backends.BackendWakeLatency 300 wake.md
  * </pre>
  *
@@ -386,7 +386,7 @@ public final class BackendWakeLatency {
     }
 
     /**
-     * D3D12 fences through vkd3d (lavapipe here, NVIDIA's Vulkan on the H200): a host {@code ID3D12Fence::Signal} and
+     * D3D12 fences through vkd3d (lavapipe or NVIDIA's Vulkan): a host {@code ID3D12Fence::Signal} and
      * a queue {@code ID3D12CommandQueue::Signal}. The raw thread blocks where a D3D12 program on vkd3d would: in
      * {@code vkd3d_wait_event(event, INFINITE)} on a vkd3d-utils event registered with {@code SetEventOnCompletion};
      * GpuSync watches the point's eventfd on its epoll loop.

@@ -10,9 +10,8 @@ import java.util.List;
  * The harness's command-line options ({@code --name=value}); every default is what the committed
  * RESULTS.md was made with, except {@link #pathSubjects}: its {@code vulkan-queue}, {@code opencl-kernel} and
  * {@code egl-reusable} came after it. The CUDA subjects ({@code cuda-timeline}, {@code cuda-event}) run only when
- * named: their first H200 run hung in the warm-up of approach (b) (the library's gated timed waits were checked
- * on the H200 and behave; the harness side is not yet diagnosed); CUDA figures come
- * from {@code io.gpusync.benchmarks.cuda.CudaLatency} (benchmarks/results/cuda-h200.md).
+ * named (see RESULTS.md for why); CUDA figures come from {@code io.gpusync.benchmarks.cuda.CudaLatency}
+ * (benchmarks/results/cuda-h200.md).
  */
 public final class Options {
     /** Where RESULTS.md and results/ go. */

@@ -31,7 +31,7 @@ import java.util.concurrent.TimeUnit;
  * on with {@code cuStreamWaitValue32_v2} over its low 32 bits.
  *
  * <p><b>Deep queues.</b> A point keeps 2–3 commands pending on its stream, and one stream's submission queue holds
- * ≈510 gated points on the H200 before the driver blocks the enqueue. So a stream spreads its points over
+ * a few hundred gated points before the driver blocks the enqueue. So a stream spreads its points over
  * <em>lanes</em> ({@value #POINTS_PER_LANE} consecutive points per lane, up to {@value #MAX_LANES} lanes, taken in
  * turn): N = 10,000 pending points use 40 streams. Should a submission queue fill all the same, the enqueue blocks on the host — with nobody left to open the gate, since the harness makes
  * all points before signalling any. A watchdog therefore opens the gate fully (releasing every pending point)
@@ -40,9 +40,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p><b>No device-synchronizing call while anything is gated.</b> {@code cuMemHostAlloc}/{@code cuMemFreeHost}
  * (and module loads and unloads) wait for the device; the device waits for the gates; a stream's close while
- * another stream still holds gated points would then hang the harness (its first H200 run did, in approach (b)'s
- * warm-up: the library freed a timeline word with {@code cuMemFreeHost} — fixed there with pooled words — and
- * this subject allocated and freed a gate per stream). So each stream takes a gate word carved from one slab
+ * another stream still holds gated points would then hang the harness. So each stream takes a gate word carved from one slab
  * allocated at the first probe, and its lanes ({@link CudaWorkQueue}s, all {@value #MAX_LANES} opened at the first
  * probe too, while nothing is gated) from pools, and gives them back at close (gate fully opened, lanes drained,
  * gate reset to 0); nothing is destroyed, so no stream's creation or close calls the driver beyond the gate's
@@ -54,7 +52,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class CudaGatedSubject implements Subject {
     static final int STUCK_SECONDS = 5;
-    /** Consecutive points per lane (stream): half of what one stream's submission queue held on the H200. */
+    /** Consecutive points per lane (stream): half of what one stream's submission queue holds before the enqueue blocks. */
     static final int POINTS_PER_LANE = 256;
     /** Lanes opened at the first probe and shared by the streams alive at a time. */
     static final int MAX_LANES = 48;
@@ -278,9 +276,7 @@ public final class CudaGatedSubject implements Subject {
                     throw new IllegalStateException("the CUDA driver blocked an enqueue for over " + STUCK_SECONDS
                             + " s with " + (k - 1) + " gated points pending on " + lanes.size() + " streams (a submission queue is full); "
                             + "the gate was opened to release them: use a smaller N for " + (event ? "cuda-event" : "cuda-timeline")
-                            + ", or more hardware work queues (CUDA_DEVICE_MAX_CONNECTIONS, default 8: on the H200 the"
-                            + " enqueue blocked at 6,397 points on 25 streams with the default, ≈ 800 per hardware queue"
-                            + " — one observation, not a measured limit)");
+                            + ", or more hardware work queues (CUDA_DEVICE_MAX_CONNECTIONS, default 8)");
                 }
             }
             SyncWaiter waiter = point.waiter(); // released by its Cleaner once unreachable

@@ -20,7 +20,7 @@ import java.util.Map;
  * thread here), unlike {@link OpenClUserEventSubject}, whose point is the user event itself. The engine
  * serves marker events by CALLBACK ({@code clSetEventCallback}).
  *
- * <p>{@link OpenClContext#createDefault()} prefers a GPU device (NVIDIA's OpenCL on the H200, PoCL's CPU
+ * <p>{@link OpenClContext#createDefault()} prefers a GPU device (NVIDIA's OpenCL on an NVIDIA machine, PoCL's CPU
  * device here). Each stream needs a queue of its own — a measured point must not queue behind the background
  * points' unopened gates — so contexts (each with one in-order queue) are pooled: a stream borrows one and
  * returns it on {@link Stream#close()}, after every gate is completed.

@@ -20,8 +20,8 @@ import java.util.concurrent.locks.LockSupport;
  *   <li><b>capacity</b>: many such threads at once, so the machine does hundreds of thousands of wake-ups a second;
  *       the machine's busy time over the run ({@code /proc/stat}, all CPUs) divided by the wake-ups done is what one
  *       wake-up really takes from the machine, next to what the threads' CPU clocks charged for the same wake-ups.
- *       On the PVM guests this project runs on (here and the H200) the thread clock charges an isolated wake-up
- *       several times what the machine spends on it; the machine's figure is the one a server pays.</li>
+ *       On virtual machines the thread clock can charge an isolated wake-up several times what the machine
+ *       spends on it; the machine's figure is the one a server pays.</li>
  * </ul>
  *
  * <pre>

@@ -13,8 +13,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * {@link DeviceOptions#cudaStreams()} streams — each the non-blocking stream of a {@link CudaWorkQueue} on device 0's
  * primary context, taken in turn — followed by an event recorded on that stream, or by the next value of that
  * stream's host-memory timeline ({@link DeviceOptions#cudaPoint()}); the point is that event or value. One
- * stream would make every request wait for the ones before it (measured on the H200: 4,223 req/s, GPU wait p50
- * 42.7 ms at 256 in flight for ~200 µs kernels — a queue, not gpusync). {@code size} does not apply.
+ * stream would make every request wait for the ones before it (a queue, not gpusync; RESULTS.md has the figures).
+ * {@code size} does not apply.
  */
 public final class CudaDeviceProvider implements DeviceProvider {
 
