@@ -9,6 +9,7 @@ import reactor.core.publisher.Mono;
 
 import java.time.Duration;
 import java.util.Collection;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
 /**
@@ -19,6 +20,9 @@ import java.util.function.Function;
  *     .concatMap(batch -> GpuSync.await(submit(batch), Duration.ofSeconds(2)).thenReturn(batch))
  *     .subscribe(...);
  * }</pre>
+ *
+ * <p>Code that blocks instead — on virtual threads, say — uses {@link #block} or {@link #future}:
+ * {@code GpuSync.block(point, Duration.ofSeconds(2))} parks a virtual thread without pinning its carrier.
  *
  * <p>A {@code Flux} of submitted work is awaited in order, with at most {@code maxInFlight} submissions
  * outstanding, by {@link #awaitEach}: {@code flux.transform(GpuSync.awaitEach(Submission::done, 64, timeout))}.
@@ -72,6 +76,25 @@ public final class GpuSync {
     /** {@link SyncEngine#await(SyncWaiter, Duration)} on the default engine. */
     public static Mono<Void> await(SyncWaiter waiter, Duration timeout) {
         return defaultEngine().await(waiter, timeout);
+    }
+
+    /**
+     * {@link SyncEngine#block(SyncPoint, Duration)} on the default engine: blocks the calling thread until
+     * {@code point} is signalled; a virtual thread parks, leaving its carrier free (no native call, no spin on
+     * it). Throws the typed {@link io.gpusync.SyncException} the {@code Mono} would signal;
+     * interrupting the thread throws {@link io.gpusync.SyncCancelledException}, the wait freed and the flag kept.
+     */
+    public static void block(SyncPoint point, Duration timeout) {
+        defaultEngine().block(point, timeout);
+    }
+
+    /**
+     * {@link SyncEngine#future(SyncPoint, Duration)} on the default engine: never blocks; completed on the engine
+     * thread that signals the {@code Mono}'s subscribers (never a driver's callback thread); {@code cancel} frees
+     * the wait at once.
+     */
+    public static CompletableFuture<Void> future(SyncPoint point, Duration timeout) {
+        return defaultEngine().future(point, timeout);
     }
 
     /** {@link SyncEngine#awaitAll} on the default engine. */

@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -80,6 +81,7 @@ public final class SyncEngine implements Disposable {
     private final WaitStrategies strategies;
     private final EngineDisposal disposal;
     private final EngineWaits waits;
+    private final java.util.concurrent.Executor handoff; // the loops: where a virtual thread's block/future starts
 
     private SyncEngine(Builder b, boolean shared) {
         this.name = b.name != null ? b.name : shared ? "default" : EngineNames.inThisProcess().next();
@@ -100,6 +102,7 @@ public final class SyncEngine implements Disposable {
         this.timeouts = new EngineTimeouts(b.timer);
         this.disposal = new EngineDisposal(name, pending, timeouts, strategies.all(), loops, threads);
         this.waits = new EngineWaits(name, strategies, pending, timeouts, metrics, losses, disposal, b.deliverOn);
+        this.handoff = loops;
         if (b.meterRegistry != null) {
             new GpuSyncMetrics(this).bindTo((io.micrometer.core.instrument.MeterRegistry) b.meterRegistry);
         }
@@ -140,6 +143,52 @@ public final class SyncEngine implements Disposable {
             return invalidTimeout(timeout);
         }
         return WaitMono.of(this, waiter, timeout);
+    }
+
+    /**
+     * Waits on {@code point} up to {@code timeout}, blocking the calling thread — typically a virtual thread
+     * (Spring MVC with {@code spring.threads.virtual.enabled}). The wait of {@link #await(SyncPoint, Duration)},
+     * on the same {@link WaitPath}: returns once the point is signalled, else throws what the {@code Mono} would
+     * signal ({@link SyncTimeoutException} no earlier than {@code timeout}, the waiter's own
+     * {@link io.gpusync.SyncException} on a driver error, {@link SyncCancelledException} if the engine is
+     * disposed, {@link SyncInvalidArgumentException} for a negative {@code timeout}).
+     *
+     * <p><b>Blocking.</b> The thread parks ({@link java.util.concurrent.locks.LockSupport#park}) until the engine
+     * completes the wait. On a virtual thread the wait also <em>starts</em> on the engine's event loops (its first
+     * probe, a callback's registration…): no native call and no spin runs on the carrier, which serves other
+     * virtual threads meanwhile. On a platform thread it starts in place. On a thread that must not block (Reactor
+     * {@code NonBlocking} threads, Netty event loops) it throws {@link IllegalStateException}, as Reactor's does.
+     *
+     * <p><b>Interrupts.</b> Interrupting the thread (also before the call) ends the wait with
+     * {@link SyncCancelledException}: the wait is freed — its registration released, no longer among
+     * {@link #pendingWaits()} — before this method throws, and the interrupt flag stays set.
+     *
+     * @throws NullPointerException if {@code point} or {@code timeout} is null
+     */
+    public void block(SyncPoint point, Duration timeout) {
+        SyncWaiter waiter = Objects.requireNonNull(point, "point").waiter();
+        CallerWaits.block(this, handoff, waiter, Objects.requireNonNull(timeout, "timeout"));
+    }
+
+    /**
+     * A wait on {@code point} up to {@code timeout} as a {@code CompletableFuture}, for code without Reactor: it
+     * completes with {@code null} once the point is signalled, or exceptionally with what {@link #block} throws.
+     * Never blocks; on a virtual thread the wait starts on the engine's event loops, as in {@link #block}.
+     *
+     * <p><b>Threads.</b> Completed where the {@code Mono} of {@link #await(SyncPoint, Duration)} signals its
+     * subscriber: the engine thread that saw the outcome ({@link WaitPath}) or the {@code deliverOn} scheduler,
+     * never a driver's callback thread. Stages added before completion run there too (use the {@code *Async}
+     * forms with an {@code Executor} for work that blocks); an already signalled point completes it at once.
+     *
+     * <p><b>Cancellation.</b> {@code cancel} — or completing the future by other means ({@code complete},
+     * {@code orTimeout}…) frees the wait at once, in place, as cancelling the {@code Mono} does (one still starting
+     * on an engine thread is freed there as its start ends); cancelling a dependent stage does not.
+     *
+     * @throws NullPointerException if {@code point} or {@code timeout} is null
+     */
+    public CompletableFuture<Void> future(SyncPoint point, Duration timeout) {
+        SyncWaiter waiter = Objects.requireNonNull(point, "point").waiter();
+        return CallerWaits.future(this, handoff, waiter, Objects.requireNonNull(timeout, "timeout"));
     }
 
     /**
