@@ -5,4 +5,5 @@ def text = log.text
 assert text.contains('eventfd wait completed on path EPOLL') : "no EPOLL wait in the application's output:\n" + text
 assert !text.contains('restricted method') : "the JDK warned about native access:\n" + text
 assert !text.contains('SyncNotSupportedException') : text
+assert !text.contains('Exception') && !text.contains(' ERROR ') : "the application logged an error:\n" + text
 return true

@@ -1,5 +1,6 @@
 package io.gpusync.spring;
 
+import io.gpusync.reactor.EngineHealth;
 import io.gpusync.reactor.SyncEngine;
 import org.springframework.boot.availability.AvailabilityChangeEvent;
 import org.springframework.boot.availability.ReadinessState;
@@ -18,7 +19,8 @@ import java.util.concurrent.TimeUnit;
  * device-lost window ({@code gpusync.health.*}) and back to {@code ACCEPTING_TRAFFIC} when the window ends with
  * no new loss — only a refusal it published itself is lifted. Liveness is never touched. The engine's health is
  * read once a second on {@code Schedulers.parallel()} (a few volatile reads, no thread of its own); a check never
- * blocks. Thread-safe.
+ * blocks. It needs nothing of {@code spring-boot-health}: it works in an application without Actuator too.
+ * Thread-safe.
  */
 final class DeviceLossReadiness implements SmartLifecycle {
     private static final long CHECK_MILLIS = 1_000;
@@ -40,7 +42,7 @@ final class DeviceLossReadiness implements SmartLifecycle {
 
     /** One check: publishes a readiness change when the engine entered or left a device-lost window. */
     synchronized void check() {
-        Instant until = GpuSyncHealthIndicator.downUntil(engine.health(), window);
+        Instant until = downUntil(engine.health(), window);
         boolean lost = until != null && clock.instant().isBefore(until);
         if (lost && !refusing) {
             refusing = true;
@@ -49,6 +51,18 @@ final class DeviceLossReadiness implements SmartLifecycle {
             refusing = false;
             AvailabilityChangeEvent.publish(publisher, this, ReadinessState.ACCEPTING_TRAFFIC);
         }
+    }
+
+    /**
+     * The end of the device-lost window of {@code state}'s last loss, or {@code null} if none applies; shared with
+     * {@link GpuSyncHealthIndicator}, and here so that this class never loads it (without spring-boot-health it
+     * cannot load).
+     */
+    static Instant downUntil(EngineHealth state, Duration window) {
+        if (state.lastDeviceLostAt() == null || window.isZero()) {
+            return null;
+        }
+        return state.lastDeviceLostAt().plus(window);
     }
 
     @Override

@@ -58,7 +58,7 @@ public final class GpuSyncHealthIndicator implements HealthIndicator {
     @Override
     public Health health() {
         EngineHealth state = engine.health();
-        Instant downUntil = downUntil(state, deviceLostWindow);
+        Instant downUntil = DeviceLossReadiness.downUntil(state, deviceLostWindow);
         boolean lostRecently = downUntil != null && clock.instant().isBefore(downUntil);
         Health.Builder health = lostRecently || state.disposed() ? Health.down() : Health.up();
         health.withDetail("engine", state.engine())
@@ -78,11 +78,4 @@ public final class GpuSyncHealthIndicator implements HealthIndicator {
         return health.build();
     }
 
-    /** The end of the device-lost window of {@code state}'s last loss, or {@code null} if none applies. */
-    static Instant downUntil(EngineHealth state, Duration window) {
-        if (state.lastDeviceLostAt() == null || window.isZero()) {
-            return null;
-        }
-        return state.lastDeviceLostAt().plus(window);
-    }
 }

@@ -12,7 +12,9 @@ import org.springframework.boot.availability.AvailabilityChangeEvent;
 import org.springframework.boot.availability.LivenessState;
 import org.springframework.boot.availability.ReadinessState;
 import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import java.time.Clock;
@@ -134,6 +136,18 @@ class GpuSyncHealthTest {
         app.run(context -> assertThat(context.getBean(DeviceLossReadiness.class).isRunning()).isTrue());
         app.withPropertyValues("gpusync.health.readiness=false")
                 .run(context -> assertThat(context).doesNotHaveBean(DeviceLossReadiness.class));
+    }
+
+    @Test
+    void withoutSpringBootHealthTheReadinessWatchStillRunsItsChecks() {
+        app.withClassLoader(new FilteredClassLoader(HealthIndicator.class)).run(context -> {
+            assertThat(context).doesNotHaveBean(GpuSyncHealthIndicator.class);
+            DeviceLossReadiness readiness = context.getBean(DeviceLossReadiness.class);
+            loseTheDevice(context.getBean(SyncEngine.class));
+            readiness.check(); // would fail with NoClassDefFoundError if it touched the indicator's class
+            assertThat(context.getBean(ApplicationAvailability.class).getReadinessState())
+                    .isEqualTo(ReadinessState.REFUSING_TRAFFIC);
+        });
     }
 
     @Test
