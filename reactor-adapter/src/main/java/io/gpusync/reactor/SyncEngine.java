@@ -27,7 +27,7 @@ import java.util.function.Supplier;
  * Turns {@link SyncPoint}s into {@code Mono<Void>} waits without a thread per wait.
  *
  * <p>Every wait first probes its point once on the subscribing thread (an already-signalled point costs no
- * registration) — except a {@link io.gpusync.spi.BlockingWaiter} that is not a {@link CheapProbe} (an EGL/GL
+ * registration) — except a {@link io.gpusync.spi.BlockingWaiter} that is not a {@link io.gpusync.spi.CheapProbe} (an EGL/GL
  * sync binds a context to probe), whose first probe runs on the waiter pool, so that subscribing from an event
  * loop or a Reactor {@code parallel} thread never blocks it — then goes the cheapest {@link WaitPath} its
  * waiter allows (see {@code io.gpusync.spi}): spin-then-callback (cheap probes
