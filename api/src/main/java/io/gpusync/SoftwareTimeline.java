@@ -16,9 +16,8 @@ public interface SoftwareTimeline {
     long value();
 
     /**
-     * Raises the timeline to {@code newValue} (unsigned) and completes every wait at or below it.
-     *
-     * @throws SyncInvalidArgumentException if {@code newValue} is lower than the current value
+     * Raises the timeline to {@code newValue} (unsigned) and completes every wait at or below it. A value at
+     * or below the current one is a no-op: the value is the highest ever signalled.
      */
     void signal(long newValue);
 

@@ -83,10 +83,32 @@ class NativeAccessDiagnosisTest {
             }
         }
         String prefix = "--enable-native-access=";
-        assertThat(NativeAccess.MODULE_PATH_FLAG).startsWith(prefix).endsWith(",io.netty.common");
+        assertThat(NativeAccess.MODULE_PATH_FLAG).startsWith(prefix).doesNotContain("netty");
         List<String> named = List.of(NativeAccess.MODULE_PATH_FLAG.substring(prefix.length()).split(","));
-        assertThat(new TreeSet<>(named.subList(0, named.size() - 1)))
-                .as("the gpusync modules that make restricted calls").isEqualTo(needNativeAccess);
+        assertThat(new TreeSet<>(named)).as("the gpusync modules that make restricted calls").isEqualTo(needNativeAccess);
+        assertThat(NativeAccess.ENGINE_MODULE_PATH_FLAG.substring(prefix.length()).split(",")).isSubsetOf(named);
+        assertThat(NativeAccess.NETTY_EPOLL_MODULE_PATH_FLAGS)
+                .startsWith(NativeAccess.ENGINE_MODULE_PATH_FLAG + ",io.netty.common ");
+    }
+
+    @Test
+    void theReadmeGivesTheModulePathLinesAndPerBackendModulesThatAddUpToTheWholeList() throws IOException {
+        String readme = Files.readString(projectRoot().resolve("README.md"));
+        assertThat(readme).contains("\n" + NativeAccess.ENGINE_MODULE_PATH_FLAG + "\n")
+                .contains("\n" + NativeAccess.NETTY_EPOLL_MODULE_PATH_FLAGS + "\n");
+        // README's table "| backend | add to the list |": the engine's modules and every backend's add up to the list
+        String prefix = "--enable-native-access=";
+        Set<String> fromReadme = new TreeSet<>(List.of(NativeAccess.ENGINE_MODULE_PATH_FLAG.substring(prefix.length())
+                .split(",")));
+        Matcher rows = Pattern.compile("(?m)^\\| `gpusync-[a-z0-9]+` \\| `([^`]*)` \\|$").matcher(readme);
+        int backends = 0;
+        while (rows.find()) {
+            backends++;
+            fromReadme.addAll(List.of(rows.group(1).split(",")));
+        }
+        assertThat(backends).as("README's per-backend rows").isGreaterThanOrEqualTo(8);
+        assertThat(fromReadme).isEqualTo(new TreeSet<>(List.of(NativeAccess.MODULE_PATH_FLAG.substring(prefix.length())
+                .split(","))));
     }
 
     /** The checkout's root: the parent of the module directory under Maven, the working directory elsewhere. */

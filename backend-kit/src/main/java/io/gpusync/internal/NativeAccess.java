@@ -21,11 +21,26 @@ import java.lang.foreign.MemorySegment;
 public final class NativeAccess {
     /** The flag for gpusync on the class path. */
     public static final String CLASS_PATH_FLAG = "--enable-native-access=ALL-UNNAMED";
-    /** The flag for gpusync on the module path (io.netty.common: Netty's native epoll, if used). */
+    /**
+     * The flag naming every gpusync module that makes restricted calls, for gpusync on the module path. Name only
+     * those your JVM resolves: the JVM warns "Unknown module" for any other ({@link #modulePathFlagForThisJvm()}).
+     */
     public static final String MODULE_PATH_FLAG = "--enable-native-access=io.gpusync.backend.kit,"
             + "io.gpusync.linux,io.gpusync.cuda,io.gpusync.opencl,io.gpusync.gl,io.gpusync.d3d11,io.gpusync.metal,"
             + "io.gpusync.wgpu,io.gpusync.bindings.libc,io.gpusync.bindings.cuda,io.gpusync.bindings.vulkan,"
-            + "io.gpusync.bindings.opencl,io.gpusync.bindings.gl,io.gpusync.bindings.d3d12,io.netty.common";
+            + "io.gpusync.bindings.opencl,io.gpusync.bindings.gl,io.gpusync.bindings.d3d12";
+    /**
+     * The flag for the engine on the module path, without Netty: the modules that {@code io.gpusync.reactor}
+     * always resolves and that make restricted calls (each backend in use adds its own, see README).
+     */
+    public static final String ENGINE_MODULE_PATH_FLAG =
+            "--enable-native-access=io.gpusync.backend.kit,io.gpusync.linux,io.gpusync.bindings.libc";
+    /**
+     * {@link #ENGINE_MODULE_PATH_FLAG} with Netty 4.2's epoll (x86-64): native access for Netty's native library
+     * too, and its modules resolved (gpusync reads them {@code requires static}: only if something resolves them).
+     */
+    public static final String NETTY_EPOLL_MODULE_PATH_FLAGS = ENGINE_MODULE_PATH_FLAG + ",io.netty.common"
+            + " --add-modules io.netty.transport.classes.epoll,io.netty.transport.epoll.linux.x86_64";
 
     private static final Object PERMITTED = new Object();
 
@@ -64,9 +79,24 @@ public final class NativeAccess {
         return new SyncNotSupportedException(backend, what + " needs native access (Java's foreign function API),"
                 + " which this JVM denies to gpusync (" + (denial != null ? denial.getMessage() : cause) + ")."
                 + " Start java with " + CLASS_PATH_FLAG + " when gpusync is on the class path, or with "
-                + MODULE_PATH_FLAG + " when it is on the module path (an executable jar may instead say"
+                + modulePathFlagForThisJvm() + " when it is on the module path (an executable jar may instead say"
                 + " Enable-Native-Access: ALL-UNNAMED in its manifest). This is a JVM setting: the native library"
                 + " was not tried.", cause);
+    }
+
+    /**
+     * {@link #MODULE_PATH_FLAG} narrowed to the gpusync modules resolved in this JVM's layer (naming another makes
+     * the JVM warn "Unknown module"); the whole flag on the class path, where no gpusync module is named.
+     */
+    public static String modulePathFlagForThisJvm() {
+        ModuleLayer layer = NativeAccess.class.getModule().getLayer();
+        if (layer == null) {
+            return MODULE_PATH_FLAG;
+        }
+        String prefix = "--enable-native-access=";
+        return prefix + java.util.Arrays.stream(MODULE_PATH_FLAG.substring(prefix.length()).split(","))
+                .filter(name -> layer.findModule(name).isPresent())
+                .collect(java.util.stream.Collectors.joining(","));
     }
 
     private static Object check() {

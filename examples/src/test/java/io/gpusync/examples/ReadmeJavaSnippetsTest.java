@@ -25,13 +25,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * Every {@code ```java} block of README.md compiles, with javac, against this module's test class path (gpusync,
- * Reactor, Reactor Netty, Micrometer). A block that declares a type ({@code class}, {@code record},
- * {@code interface}, {@code enum}) or has imports is compiled as a file of its own; any other block is a run of
- * statements, compiled as the body of a method that may throw. Either way the README's snippets need not spell
- * their imports: the packages in {@link #IMPORTS} are imported for them. A snippet that does not compile fails
- * with README.md's line number of each error. (Compiled, not run: ReadmeExampleTest and
- * ReadmePipelineExampleTest run the two examples.)
+ * Every {@code ```java} block of README.md compiles as shown, with javac, against this module's test class path
+ * (gpusync, Reactor, Reactor Netty, Micrometer): a reader can copy it into a file. Nothing is imported for a
+ * snippet; it starts with its own {@code import} lines. A block that declares a type ({@code class},
+ * {@code record}, {@code interface}, {@code enum}) or starts with {@code package} is compiled as a file of its
+ * own; in any other block, the lines after the imports are statements, compiled as the body of a method that may
+ * throw. A snippet that does not compile fails with README.md's line number of each error. (Compiled, not run:
+ * ReadmeExampleTest and ReadmePipelineExampleTest run the two examples.)
  */
 class ReadmeJavaSnippetsTest {
     private static final Path README = readme();
@@ -46,17 +46,8 @@ class ReadmeJavaSnippetsTest {
         return Path.of("../README.md");
     }
 
-    /** What a README snippet may use without an import. */
-    static final List<String> IMPORTS = List.of(
-            "io.gpusync.*", "io.gpusync.cpu.*", "io.gpusync.linux.*", "io.gpusync.vulkan.*", "io.gpusync.opencl.*",
-            "io.gpusync.cuda.*", "io.gpusync.gl.*", "io.gpusync.reactor.*",
-            "reactor.core.publisher.*", "reactor.core.scheduler.*", "reactor.netty.resources.*",
-            "reactor.netty.http.server.*", "io.micrometer.core.instrument.*",
-            "java.time.*", "java.util.*", "java.util.concurrent.*", "java.util.function.*");
-
     private static final Pattern DECLARES_A_TYPE =
             Pattern.compile("(?m)^\\s*(public\\s+|final\\s+|abstract\\s+)*(class|record|interface|enum)\\s+\\w+");
-    private static final Pattern HAS_IMPORTS = Pattern.compile("(?m)^\\s*(import|package)\\s");
 
     /** A ```java block: its text and the README line of its first line. */
     record Snippet(int firstLine, String code) {
@@ -95,27 +86,42 @@ class ReadmeJavaSnippetsTest {
 
     @Test
     void aSnippetThatDoesNotCompileIsReportedWithItsReadmeLine(@TempDir Path work) throws IOException {
-        Snippet broken = new Snippet(40, "CpuTimeline queue = new CpuTimeline();\nqueue.noSuchMethod();");
+        Snippet broken = new Snippet(40,
+                "import io.gpusync.cpu.CpuTimeline;\n\nCpuTimeline queue = new CpuTimeline();\nqueue.noSuchMethod();");
 
-        assertThat(compile(broken, work)).singleElement().asString().startsWith("README.md:41: ")
+        assertThat(compile(broken, work)).singleElement().asString().startsWith("README.md:43: ")
                 .contains("noSuchMethod");
+    }
+
+    @Test
+    void aSnippetWithoutItsImportsDoesNotCompile(@TempDir Path work) throws IOException {
+        Snippet withoutImports = new Snippet(10, "CpuTimeline queue = new CpuTimeline();\nqueue.signal(1);");
+
+        assertThat(compile(withoutImports, work)).isNotEmpty()
+                .allSatisfy(error -> assertThat(error).startsWith("README.md:10: ").contains("CpuTimeline"));
     }
 
     /** The errors javac reports for {@code snippet}, each as "README.md:line: message"; empty if it compiles. */
     static List<String> compile(Snippet snippet, Path work) throws IOException {
         String name = "ReadmeSnippetAtLine" + snippet.firstLine();
-        StringBuilder source = new StringBuilder();
-        boolean wholeFile = HAS_IMPORTS.matcher(snippet.code()).find() || DECLARES_A_TYPE.matcher(snippet.code()).find();
-        if (!wholeFile || !snippet.code().strip().startsWith("package")) {
-            IMPORTS.forEach(p -> source.append("import ").append(p).append("; "));
+        boolean wholeFile = snippet.code().strip().startsWith("package") || DECLARES_A_TYPE.matcher(snippet.code()).find();
+        List<String> lines = new ArrayList<>(snippet.code().lines().toList());
+        if (!wholeFile) {
+            // the statements after the import lines become a method's body; the wrapper shares their first line,
+            // so the snippet's line n is the source's line n
+            int body = 0;
+            while (body < lines.size() && (lines.get(body).isBlank() || lines.get(body).strip().startsWith("import "))) {
+                body++;
+            }
+            String header = "class " + name + " { void snippet() throws Exception { ";
+            if (body < lines.size()) {
+                lines.set(body, header + lines.get(body));
+            } else {
+                lines.add(header);
+            }
+            lines.add("}}");
         }
-        // everything before the snippet stays on one line, so the snippet's line n is the source's line n + 1
-        if (wholeFile) {
-            source.append("\n").append(snippet.code()).append("\n");
-        } else {
-            source.append("class ").append(name).append(" { void snippet() throws Exception {\n")
-                    .append(snippet.code()).append("\n}}\n");
-        }
+        String source = String.join("\n", lines) + "\n";
         Path dir = Files.createDirectories(work.resolve(name));
         Path file = dir.resolve(wholeFile ? firstPublicTypeOr(snippet.code(), name) + ".java" : name + ".java");
         Files.writeString(file, source);
@@ -130,7 +136,7 @@ class ReadmeJavaSnippetsTest {
         }
         return diagnostics.getDiagnostics().stream()
                 .filter(d -> d.getKind() == Diagnostic.Kind.ERROR)
-                .map(d -> "README.md:" + (snippet.firstLine() + d.getLineNumber() - 2) + ": "
+                .map(d -> "README.md:" + (snippet.firstLine() + d.getLineNumber() - 1) + ": "
                         + d.getMessage(Locale.ROOT))
                 .collect(Collectors.toList());
     }

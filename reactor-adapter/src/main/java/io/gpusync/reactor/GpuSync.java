@@ -16,10 +16,19 @@ import java.util.function.Function;
  * The entry point: GPU (and host) sync points as {@code Mono<Void>}.
  *
  * <pre>{@code
- * Flux.fromIterable(batches)
- *     .concatMap(batch -> GpuSync.await(submit(batch), Duration.ofSeconds(2)).thenReturn(batch))
- *     .subscribe(...);
+ * CpuTimeline queue = new CpuTimeline();              // stands in for a GPU queue's timeline (io.gpusync.cpu)
+ *
+ * List<String> results = Flux.range(1, 5)
+ *         .concatMap(batch -> {
+ *             SyncPoint done = queue.at(batch);          // the value the "kernel" signals when done
+ *             Schedulers.parallel().schedule(() -> queue.signal(batch), 2, TimeUnit.MILLISECONDS);
+ *             return GpuSync.await(done, Duration.ofSeconds(1))   // no thread blocks while waiting
+ *                     .thenReturn("batch " + batch + " ready");
+ *         })
+ *         .collectList()
+ *         .block();
  * }</pre>
+ * (README's first example, which its tests compile and run.)
  *
  * <p>Code that blocks instead — on virtual threads, say — uses {@link #block} or {@link #future}:
  * {@code GpuSync.block(point, Duration.ofSeconds(2))} parks a virtual thread without pinning its carrier.
@@ -45,7 +54,9 @@ import java.util.function.Function;
  * (reactor-netty 1.3, Spring Boot 4) with native epoll; without it fd waits take {@link WaitPath#BLOCKING}.
  * The JVM must allow native access: {@code --enable-native-access=ALL-UNNAMED} on the class path,
  * {@code --enable-native-access=} naming gpusync's modules that make native calls (the backend kit, the backends
- * and bindings in use; README.md lists them) and {@code io.netty.common} on the module path;
+ * and bindings in use; README.md gives the line) on the module path, plus {@code io.netty.common} and
+ * {@code --add-modules} of Netty's epoll modules where the EPOLL path is wanted; an executable jar says
+ * {@code Enable-Native-Access: ALL-UNNAMED} in its own manifest;
  * otherwise the first native wait fails with a {@link io.gpusync.SyncNotSupportedException} that says so.
  * Metrics: {@link GpuSyncMetrics}.
  */

@@ -36,11 +36,13 @@ final class NettyPresence {
     /** Whether the engine can run its own epoll loops here: Netty 4.2, its epoll transport and native epoll. */
     static boolean epollUsable() {
         if (!EPOLL_CLASSES) {
+            UnresolvedNetty.warnOnce();
             return false;
         }
         if (NettyLoops.epollAvailable()) {
             return true;
         }
+        UnresolvedNetty.warnOnce();
         if (deniedNativeAccess(NettyLoops.epollUnavailabilityCause())
                 && NettyFindings.inThisProcess().warnedDeniedAccess.compareAndSet(false, true)) {
             System.getLogger(SyncEngine.class.getName()).log(System.Logger.Level.WARNING, "Netty's native epoll"

@@ -28,7 +28,7 @@ import java.util.function.Supplier;
  * Turns {@link SyncPoint}s into {@code Mono<Void>} waits without a thread per wait.
  *
  * <p>Every wait first probes its point once on the subscribing thread (an already-signalled point costs no
- * registration) — except a {@link io.gpusync.spi.BlockingWaiter} that is not a {@link CheapProbe} (an EGL/GL
+ * registration) — except a {@link io.gpusync.spi.BlockingWaiter} that is not a {@link io.gpusync.spi.CheapProbe} (an EGL/GL
  * sync binds a context to probe), whose first probe runs on the waiter pool, so that subscribing from an event
  * loop or a Reactor {@code parallel} thread never blocks it — then goes the cheapest {@link WaitPath} its
  * waiter allows (see {@code io.gpusync.spi}): spin-then-callback (cheap probes
@@ -272,10 +272,15 @@ public final class SyncEngine implements Disposable {
      * signalled.
      *
      * <pre>{@code
-     * Flux.fromIterable(batches)
-     *     .map(batch -> submit(batch))                 // returns the submission, which knows its SyncPoint
-     *     .transform(engine.awaitEach(Submission::done, 64, Duration.ofSeconds(2)))
-     *     .subscribe(...);
+     * CpuTimeline queue = new CpuTimeline();          // stands in for one in-order GPU queue's timeline
+     * List<Integer> done = Flux.range(1, 100)
+     *         .map(batch -> {                         // "submit" a kernel that signals `batch` when done
+     *             Schedulers.single().schedule(() -> queue.signal(batch), 1, TimeUnit.MILLISECONDS);
+     *             return batch;
+     *         })
+     *         .transform(engine.awaitEach(batch -> queue.at(batch), 16, Duration.ofSeconds(1)))
+     *         .collectList()                          // ≤ 16 submitted and not yet done; in order
+     *         .block();
      * }</pre>
      *
      * <p><b>Backpressure.</b> It requests from upstream only what downstream has asked for, and at most
@@ -543,7 +548,10 @@ public final class SyncEngine implements Disposable {
          * (not even through a learned window of their source, which a non-zero budget allows).
          */
         public Builder spinBudget(Duration budget) {
-            this.spinBudget = Timeouts.requireValid(budget);
+            if (Objects.requireNonNull(budget, "spinBudget").isNegative()) {
+                throw new IllegalArgumentException("spinBudget must not be negative: " + budget);
+            }
+            this.spinBudget = budget;
             return this;
         }
 

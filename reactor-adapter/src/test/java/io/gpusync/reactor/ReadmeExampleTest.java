@@ -8,6 +8,7 @@ import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -22,7 +23,7 @@ class ReadmeExampleTest {
         List<String> results = Flux.range(1, 5)
                 .concatMap(batch -> {
                     SyncPoint done = queue.at(batch);          // the value the "kernel" signals when done
-                    Schedulers.parallel().schedule(() -> queue.signal(batch), 2, java.util.concurrent.TimeUnit.MILLISECONDS);
+                    Schedulers.parallel().schedule(() -> queue.signal(batch), 2, TimeUnit.MILLISECONDS);
                     return GpuSync.await(done, Duration.ofSeconds(1))   // no thread blocks while waiting
                             .thenReturn("batch " + batch + " ready");
                 })

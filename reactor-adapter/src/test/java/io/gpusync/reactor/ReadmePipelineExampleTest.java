@@ -50,7 +50,8 @@ class ReadmePipelineExampleTest {
         String snippet = lines.subList(begin + 1, end).stream()
                 .map(l -> l.length() >= 8 ? l.substring(8) : l.strip())
                 .collect(Collectors.joining("\n"));
-        assertThat(Files.readString(root.resolve("README.md"))).contains("```java\n" + snippet + "\n```");
+        // the README block starts with its imports (ReadmeJavaSnippetsTest compiles it as shown), then these lines
+        assertThat(Files.readString(root.resolve("README.md"))).contains("\n\n" + snippet + "\n```");
     }
 
     /** The checkout's root: the parent of the module directory under Maven, the working directory elsewhere. */

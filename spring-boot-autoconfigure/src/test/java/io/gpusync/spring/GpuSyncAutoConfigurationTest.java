@@ -59,10 +59,12 @@ class GpuSyncAutoConfigurationTest {
     @Test
     void propertiesBindToTheRecordAndConfigureTheEngine() {
         plain.withPropertyValues("gpusync.name=orders", "gpusync.spin-budget=20us", "gpusync.waiter-threads=4",
-                        "gpusync.event-loop-threads=2", "gpusync.share-server-loops=false", "gpusync.histograms=true")
+                        "gpusync.event-loop-threads=2", "gpusync.share-server-loops=false", "gpusync.histograms=true",
+                        "gpusync.health.device-lost-window=30s", "gpusync.health.readiness=false")
                 .run(context -> {
                     assertThat(context.getBean(GpuSyncProperties.class)).isEqualTo(new GpuSyncProperties(
-                            "orders", Duration.ofNanos(20_000), 4, 2, false, true));
+                            "orders", Duration.ofNanos(20_000), 4, 2, false, true,
+                            new GpuSyncProperties.Health(Duration.ofSeconds(30), false)));
                     SyncEngine engine = context.getBean(SyncEngine.class);
                     assertThat(engine.name()).isEqualTo("orders");
                     assertThat(epollCompletionThread(engine).getName()).startsWith("gpusync-orders-loop");
@@ -72,7 +74,8 @@ class GpuSyncAutoConfigurationTest {
     @Test
     void defaultsOfTheProperties() {
         plain.run(context -> assertThat(context.getBean(GpuSyncProperties.class)).isEqualTo(
-                new GpuSyncProperties("spring", Duration.ofNanos(50_000), 16, 1, true, false)));
+                new GpuSyncProperties("spring", Duration.ofNanos(50_000), 16, 1, true, false,
+                        new GpuSyncProperties.Health(Duration.ofMinutes(1), true))));
     }
 
     @Test

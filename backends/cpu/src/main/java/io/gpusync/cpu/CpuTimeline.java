@@ -3,7 +3,6 @@ package io.gpusync.cpu;
 import io.gpusync.BackendKind;
 import io.gpusync.DeviceLostException;
 import io.gpusync.SyncException;
-import io.gpusync.SyncInvalidArgumentException;
 import io.gpusync.SoftwareTimeline;
 import io.gpusync.SyncPoint;
 
@@ -15,8 +14,8 @@ import java.util.TreeMap;
  * A software timeline semaphore — gpusync's embedded default backend and the host-side model of a GPU
  * timeline: a monotonically increasing unsigned 64-bit counter that waits resolve against.
  *
- * <p>{@link #signal(long)} raises the value (lowering it is an error) and completes every wait at or
- * below it; {@link #fail(Throwable)} fails every pending and later wait, as a lost device would;
+ * <p>{@link #signal(long)} raises the value and completes every wait at or below it; a value at or below
+ * the current one is a no-op (the value is the highest ever signalled, see {@link #signal}); {@link #fail(Throwable)} fails every pending and later wait, as a lost device would;
  * {@link #at(long)} mints a {@link SyncPoint.HostTimeline} whose waiter blocks by parking (never
  * spinning), probes in O(1), and can deliver completion through a callback with no thread waiting.
  *
@@ -73,9 +72,13 @@ public final class CpuTimeline implements SoftwareTimeline {
 
     /**
      * Raises the timeline to {@code newValue} (unsigned) and completes every wait at or below it, on this
-     * thread. Signalling the current value again is a no-op.
+     * thread. Signalling a value at or below the current one is a no-op: the timeline's value is the highest
+     * value ever signalled. A timeline value means "everything up to here is done", so a late signal of an
+     * earlier value tells nothing new; producers that signal from several threads may race, and the later
+     * signal must not fail for it. (Vulkan refuses such a host signal; a GPU queue never makes one.) The
+     * values one in-order queue signals rise in order: signal each value only once the work it stands for,
+     * and all work before it, is done.
      *
-     * @throws SyncInvalidArgumentException if {@code newValue} is lower than the current value
      * @throws SyncException                 (the failure) if the timeline has failed
      * @throws RuntimeException              the first exception a listener threw, after every due wait was
      *                                       completed (the value is raised all the same)
@@ -87,9 +90,8 @@ public final class CpuTimeline implements SoftwareTimeline {
             if (failure != null) {
                 throw failure;
             }
-            if (Long.compareUnsigned(newValue, value) < 0) {
-                throw new SyncInvalidArgumentException(BackendKind.CPU, "CpuTimeline cannot go backwards: "
-                        + Long.toUnsignedString(value) + " → " + Long.toUnsignedString(newValue));
+            if (Long.compareUnsigned(newValue, value) <= 0) {
+                return; // already reached: the value never goes down
             }
             value = newValue;
             if (pendingCount == 0) {

@@ -28,6 +28,12 @@ import static io.gpusync.vulkan.VkResults.hex;
  * as addresses ({@code long} or {@link MemorySegment}), {@code VkSemaphore}/{@code VkFence} as
  * {@code long}s.
  *
+ * <p><b>The device.</b> Create it with Vulkan 1.2's {@code timelineSemaphore} feature enabled
+ * ({@code VkPhysicalDeviceTimelineSemaphoreFeatures} or {@code VkPhysicalDeviceVulkan12Features} in the
+ * {@code pNext} chain of {@code VkDeviceCreateInfo}): timeline points, {@link #hostSignal}, the wait set and the
+ * wake-ups of blocked waits all use timeline semaphores, and a device without the feature fails them (Vulkan
+ * cannot tell gpusync which features a device was created with). Fences and binary semaphores need nothing.
+ *
  * <p><b>Threading.</b> Thread-safe. Minting points and {@link #hostSignal} never block on the GPU.
  * {@link #hostSignal} is {@code vkSignalSemaphore}: Vulkan requires it not to race with other signals of the
  * same semaphore. Nothing here waits: waiting is the job of the points' waiters ({@code await} blocks in the
@@ -41,8 +47,8 @@ import static io.gpusync.vulkan.VkResults.hex;
  * {@link #counterValue}, a {@code VulkanContext} submission until it completes); batches and signals the
  * application makes itself with an adopted handle are its own to cover: keep a waiter on it open until they have
  * completed (Vulkan forbids destroying a semaphore or fence that a pending batch refers to).
- * The caller destroys a wrapped {@code VkDevice} only after all of that — destroying it earlier is
- * undefined behaviour in Vulkan, which gpusync cannot detect. Minting from a closed view throws
+ * The caller destroys a wrapped {@code VkDevice} only after all of that — {@link #whenReleased()} says when;
+ * destroying it earlier is undefined behaviour in Vulkan, which gpusync cannot detect. Minting from a closed view throws
  * {@link IllegalStateException}.
  *
  * <p><b>Invalid handles.</b> NULL handles are rejected with {@link SyncInvalidArgumentException}. A non-NULL
@@ -291,6 +297,24 @@ public final class VulkanDevice implements AutoCloseable {
     @Override
     public void close() {
         claims.close();
+    }
+
+    /**
+     * Completes once gpusync has let go of this device: every view of it ({@code wrap}s while one was open
+     * share the device) is closed, every waiter minted from it is closed or unreachable, no wait on it is in
+     * progress, the semaphores and fences gpusync adopted are destroyed and gpusync's own semaphores on the
+     * device too. From then on gpusync makes no call on the {@code VkDevice}: the application may destroy its
+     * borrowed semaphores and fences and then the device ({@code vkDestroyDevice}), which before that is
+     * undefined behaviour. It completes only after the application has closed its views and the points' waiters
+     * ({@code point.waiter().close()}); an engine's finished waits hold nothing.
+     *
+     * <p>Never blocks. The stage completes on the thread that drops the last hold or on gpusync's housekeeping
+     * thread: destroy the device from a thread of your own (join the stage, or {@code thenRunAsync} on your
+     * executor), never inside a dependant that runs on gpusync's thread. The stage cannot be completed by its
+     * callers.
+     */
+    public java.util.concurrent.CompletionStage<Void> whenReleased() {
+        return state.anchor.whenReleased();
     }
 
     /**
