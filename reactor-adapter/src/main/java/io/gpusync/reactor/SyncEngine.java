@@ -80,6 +80,8 @@ public final class SyncEngine implements Disposable {
     private final WaitStrategies strategies;
     private final EngineDisposal disposal;
     private final EngineWaits waits;
+    /** The {@code gpusync.wait} observations, or {@code null}: none (no Micrometer class is then touched). */
+    private final WaitObservations observations;
 
     private SyncEngine(Builder b, boolean shared) {
         this.name = b.name != null ? b.name : shared ? "default" : EngineNames.inThisProcess().next();
@@ -103,6 +105,8 @@ public final class SyncEngine implements Disposable {
         if (b.meterRegistry != null) {
             new GpuSyncMetrics(this).bindTo((io.micrometer.core.instrument.MeterRegistry) b.meterRegistry);
         }
+        this.observations = b.observationRegistry == null ? null
+                : new WaitObservations(b.observationRegistry, b.observationConvention, name);
     }
 
     static SyncEngine createShared() {
@@ -343,9 +347,13 @@ public final class SyncEngine implements Disposable {
         return name;
     }
 
-    /** Starts one wait for {@code actual}: how every operator of this engine waits (see {@link EngineWaits}). */
+    /**
+     * Starts one wait for {@code actual}: how every operator of this engine waits (see {@link EngineWaits}); observed
+     * from here with a registry ({@link WaitObservations}: called on the waiting thread, it parents the observation).
+     */
     void subscribe(SyncWaiter waiter, Duration timeout, CoreSubscriber<? super Void> actual) {
-        waits.subscribe(waiter, timeout, actual);
+        WaitObservations observed = observations;
+        waits.subscribe(waiter, timeout, observed == null ? actual : observed.observe(waiter, pathFor(waiter), actual));
     }
 
     /** Waits held by the timeout queues of the default timer (active, or terminated and not yet dropped). */
@@ -416,6 +424,8 @@ public final class SyncEngine implements Disposable {
         private Scheduler deliverOn;
         private Scheduler timer;
         private Object meterRegistry;
+        private Object observationRegistry; // Micrometer's types as Object: the engine works without them
+        private Object observationConvention;
         private boolean jdkLoops;
 
         Builder() {
@@ -532,6 +542,23 @@ public final class SyncEngine implements Disposable {
          */
         public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
             this.meterRegistry = Objects.requireNonNull(registry, "registry");
+            return this;
+        }
+
+        /**
+         * Observes every wait through this Micrometer registry: a {@code gpusync.wait} observation (a span, with a
+         * tracing handler) per wait, a child of the subscriber's Reactor-Context observation or else of the
+         * registry's current one; see {@link GpuSyncWaitObservationConvention}. Without a registry a wait pays
+         * nothing and {@code micrometer-observation} may be absent.
+         */
+        public Builder observationRegistry(io.micrometer.observation.ObservationRegistry registry) {
+            this.observationRegistry = Objects.requireNonNull(registry, "registry");
+            return this;
+        }
+
+        /** Names and tags the observations of {@link #observationRegistry} with this convention. */
+        public Builder observationConvention(GpuSyncWaitObservationConvention convention) {
+            this.observationConvention = Objects.requireNonNull(convention, "convention");
             return this;
         }
 
