@@ -43,7 +43,7 @@ import java.util.function.Function;
  * {@code --enable-native-access=} naming gpusync's modules that make native calls (the backend kit, the backends
  * and bindings in use; README.md lists them) and {@code io.netty.common} on the module path;
  * otherwise the first native wait fails with a {@link io.gpusync.SyncNotSupportedException} that says so.
- * Metrics: {@link GpuSyncMetrics}.
+ * Metrics: {@link GpuSyncMetrics}; tracing (an observation per wait): {@link GpuSyncWaitObservationConvention}.
  */
 public final class GpuSync {
     private GpuSync() {

@@ -25,6 +25,7 @@ import java.time.Duration;
  *                          own.
  * @param histograms        Whether the wait-duration and wake-latency timers publish percentile histograms
  *                          (many time series per engine: off by default).
+ * @param observations      The engine's observations of its waits.
  */
 @ConfigurationProperties("gpusync")
 public record GpuSyncProperties(
@@ -33,5 +34,16 @@ public record GpuSyncProperties(
         @DefaultValue("16") int waiterThreads,
         @DefaultValue("1") int eventLoopThreads,
         @DefaultValue("true") boolean shareServerLoops,
-        @DefaultValue("false") boolean histograms) {
+        @DefaultValue("false") boolean histograms,
+        @DefaultValue Observations observations) {
+
+    /**
+     * The {@code gpusync.observations.*} properties.
+     *
+     * @param enabled Whether the engine observes each wait (a gpusync.wait observation: a span under the request's
+     *                with tracing, a timer with metrics) through the application's ObservationRegistry, when there
+     *                is one.
+     */
+    public record Observations(@DefaultValue("true") boolean enabled) {
+    }
 }
