@@ -356,6 +356,12 @@ public final class SyncEngine implements Disposable {
         waits.subscribe(waiter, timeout, observed == null ? actual : observed.observe(waiter, pathFor(waiter), actual));
     }
 
+    /** On the caller's thread: the Context carrying its observation to a wait started elsewhere (empty, free, without). */
+    reactor.util.context.Context callerContext() {
+        WaitObservations observed = observations;
+        return observed == null ? reactor.util.context.Context.empty() : observed.callerContext();
+    }
+
     /** Waits held by the timeout queues of the default timer (active, or terminated and not yet dropped). */
     int timeoutsHeld() {
         return timeouts.held();

@@ -5,6 +5,7 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
 import reactor.core.CoreSubscriber;
+import reactor.util.context.Context;
 
 /**
  * The {@code gpusync.wait} observations of one engine (see {@link SyncEngine.Builder#observationRegistry}): wraps
@@ -29,6 +30,16 @@ final class WaitObservations {
         this.registry = (ObservationRegistry) registry;
         this.convention = (GpuSyncWaitObservationConvention) convention;
         this.engine = engine;
+    }
+
+    /**
+     * A Context that carries the calling thread's current observation (empty if none): for a wait that this thread
+     * asks for but another thread subscribes to — the blocking API hands a virtual thread's start to the engine's
+     * loops — its subscriber returns this from {@code currentContext()}, and the wait's parent stays the caller's.
+     */
+    Context callerContext() {
+        Observation current = registry.getCurrentObservation();
+        return current == null ? Context.empty() : Context.of(ObservationThreadLocalAccessor.KEY, current);
     }
 
     /**

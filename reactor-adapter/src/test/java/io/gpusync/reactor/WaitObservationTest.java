@@ -189,6 +189,35 @@ class WaitObservationTest {
     }
 
     @Test
+    void aWaitStartedOnAnotherThreadForACallerKeepsTheCallersObservationAsItsParent() throws Exception {
+        CpuTimeline timeline = new CpuTimeline();
+        timeline.signal(1);
+        Observation handling = Observation.start("handling", registry);
+        Context callers;
+        try (Observation.Scope ignored = handling.openScope()) {
+            callers = engine.callerContext(); // on the caller's thread, as the blocking API's hand-off does
+        }
+        Thread loop = Thread.ofPlatform().start(() -> engine.subscribe(timeline.at(1).waiter(), LONG,
+                new Recorder(new AtomicReference<>()) {
+                    @Override
+                    public Context currentContext() {
+                        return callers;
+                    }
+                }));
+        loop.join(LONG.toMillis());
+        handling.stop();
+
+        SyncEngine plain = GpuSync.builder().name("plain").build();
+        try {
+            assertThat(plain.callerContext().isEmpty()).as("without a registry").isTrue();
+        } finally {
+            plain.dispose();
+        }
+        assertThat(registry).hasObservationWithNameEqualTo("gpusync.wait").that()
+                .hasBeenStopped().hasParentObservationEqualTo(handling);
+    }
+
+    @Test
     void aConventionGivenToTheBuilderNamesAndTagsTheObservation() {
         SyncEngine custom = GpuSync.builder().name("custom").observationRegistry(registry)
                 .observationConvention(new DefaultGpuSyncWaitObservationConvention() {
@@ -273,7 +302,13 @@ class WaitObservationTest {
     }
 
     /** Keeps the subscription it is given; requests nothing (a Mono<Void> needs no demand to terminate). */
-    private record Recorder(AtomicReference<Subscription> given) implements CoreSubscriber<Void> {
+    private static class Recorder implements CoreSubscriber<Void> {
+        private final AtomicReference<Subscription> given;
+
+        Recorder(AtomicReference<Subscription> given) {
+            this.given = given;
+        }
+
         @Override
         public void onSubscribe(Subscription s) {
             given.set(s);
