@@ -20,6 +20,9 @@ module io.gpusync.benchmarks {
     requires jdk.management;
     requires java.desktop;
     requires jmh.core;
+    requires micrometer.observation; // ObservationOverheadBenchmark
+    requires micrometer.core;
+    requires micrometer.commons;
     requires HdrHistogram;
     requires org.jfree.jfreechart;
 

@@ -12,5 +12,8 @@ module io.gpusync.reactor {
     requires static io.netty.transport.classes.epoll;
     requires static io.netty.transport.unix.common;
     requires static micrometer.core;
+    // the gpusync.wait observations (SyncEngine.Builder.observationRegistry); optional like the meters
+    requires static micrometer.observation;
+    requires static micrometer.commons;
     exports io.gpusync.reactor;
 }

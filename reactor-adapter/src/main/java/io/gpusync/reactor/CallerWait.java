@@ -6,6 +6,7 @@ import io.gpusync.SyncException;
 import io.gpusync.SyncWaiter;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
+import reactor.util.context.Context;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -72,6 +73,8 @@ final class CallerWait implements CoreSubscriber<Void>, Runnable {
     private volatile int state;
     @SuppressWarnings("unused") // through SUBSCRIPTION
     private volatile Subscription subscription;
+    /** The caller's observation, taken on its thread: a wait started on a loop stays its child. */
+    private final Context callerContext;
 
     CallerWait(SyncEngine engine, SyncWaiter waiter, Duration timeout, Outcome outcome, Thread canceller) {
         this.engine = engine;
@@ -79,6 +82,12 @@ final class CallerWait implements CoreSubscriber<Void>, Runnable {
         this.timeout = timeout;
         this.outcome = outcome;
         this.canceller = canceller;
+        this.callerContext = engine.callerContext();
+    }
+
+    @Override
+    public Context currentContext() {
+        return callerContext;
     }
 
     SyncWaiter waiter() {

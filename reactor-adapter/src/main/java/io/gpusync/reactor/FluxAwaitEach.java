@@ -73,6 +73,21 @@ final class FluxAwaitEach<T> extends FluxOperator<T, T> {
         this.ordered = ordered;
     }
 
+    /** {@link SyncEngine#awaitEach}'s operator: checks the arguments at assembly, as Reactor's operators do. */
+    static <T> Function<Flux<T>, Flux<T>> operator(SyncEngine engine, Function<? super T, ? extends SyncPoint> pointOf,
+                                                   int maxInFlight, Duration timeout, boolean ordered) {
+        Objects.requireNonNull(pointOf, "pointOf");
+        if (maxInFlight < 1 || maxInFlight > SyncEngine.MAX_IN_FLIGHT) {
+            throw new IllegalArgumentException("maxInFlight must be from 1 to " + SyncEngine.MAX_IN_FLIGHT + ": "
+                    + maxInFlight);
+        }
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative()) {
+            return flux -> WaitArguments.<T>invalidTimeout(timeout).flux();
+        }
+        return flux -> of(flux, engine, pointOf, maxInFlight, timeout, ordered);
+    }
+
     /** The stage over {@code source}, passed through Reactor's assembly hooks as reactor-core's operators are. */
     static <T> Flux<T> of(Flux<? extends T> source, SyncEngine engine, Function<? super T, ? extends SyncPoint> pointOf,
                           int maxInFlight, Duration timeout, boolean ordered) {

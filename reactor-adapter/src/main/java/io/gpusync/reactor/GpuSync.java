@@ -58,7 +58,7 @@ import java.util.function.Function;
  * {@code --add-modules} of Netty's epoll modules where the EPOLL path is wanted; an executable jar says
  * {@code Enable-Native-Access: ALL-UNNAMED} in its own manifest;
  * otherwise the first native wait fails with a {@link io.gpusync.SyncNotSupportedException} that says so.
- * Metrics: {@link GpuSyncMetrics}.
+ * Metrics: {@link GpuSyncMetrics}; tracing (an observation per wait): {@link GpuSyncWaitObservationConvention}.
  */
 public final class GpuSync {
     private GpuSync() {

@@ -82,6 +82,8 @@ public final class SyncEngine implements Disposable {
     private final EngineDisposal disposal;
     private final EngineWaits waits;
     private final java.util.concurrent.Executor handoff; // the loops: where a virtual thread's block/future starts
+    /** The {@code gpusync.wait} observations, or {@code null}: none (no Micrometer class is then touched). */
+    private final WaitObservations observations;
 
     private SyncEngine(Builder b, boolean shared) {
         this.name = b.name != null ? b.name : shared ? "default" : EngineNames.inThisProcess().next();
@@ -106,6 +108,8 @@ public final class SyncEngine implements Disposable {
         if (b.meterRegistry != null) {
             new GpuSyncMetrics(this).bindTo((io.micrometer.core.instrument.MeterRegistry) b.meterRegistry);
         }
+        this.observations = b.observationRegistry == null ? null
+                : new WaitObservations(b.observationRegistry, b.observationConvention, name);
     }
 
     static SyncEngine createShared() {
@@ -140,7 +144,7 @@ public final class SyncEngine implements Disposable {
         Objects.requireNonNull(waiter, "waiter");
         Objects.requireNonNull(timeout, "timeout");
         if (timeout.isNegative()) {
-            return invalidTimeout(timeout);
+            return WaitArguments.invalidTimeout(timeout);
         }
         return WaitMono.of(this, waiter, timeout);
     }
@@ -201,9 +205,9 @@ public final class SyncEngine implements Disposable {
      *                              assembly)
      */
     public Mono<Void> awaitAll(Collection<? extends SyncPoint> points, Duration timeout) {
-        List<SyncPoint> members = requireMembers(points, timeout);
+        List<SyncPoint> members = WaitArguments.requireMembers(points, timeout);
         if (timeout.isNegative()) {
-            return invalidTimeout(timeout);
+            return WaitArguments.invalidTimeout(timeout);
         }
         List<Mono<Void>> waits = new ArrayList<>(members.size());
         for (SyncPoint p : members) {
@@ -224,9 +228,9 @@ public final class SyncEngine implements Disposable {
      *                              assembly)
      */
     public Mono<Void> awaitAny(Collection<? extends SyncPoint> points, Duration timeout) {
-        List<SyncPoint> members = requireMembers(points, timeout);
+        List<SyncPoint> members = WaitArguments.requireMembers(points, timeout);
         if (timeout.isNegative()) {
-            return invalidTimeout(timeout);
+            return WaitArguments.invalidTimeout(timeout);
         }
         if (members.isEmpty()) {
             return Mono.error(() -> new SyncInvalidArgumentException(null, "awaitAny needs at least one point"));
@@ -236,31 +240,6 @@ public final class SyncEngine implements Disposable {
             waits.add(await(p, timeout));
         }
         return WaitGroupMono.of(waits, WaitGroupMono.Mode.ANY);
-    }
-
-    /**
-     * The rule for bad arguments, shared by every operator: a null argument (or a null element of a collection
-     * argument) throws {@link NullPointerException} at assembly, as in Reactor; the copy of the collection's
-     * elements is returned.
-     */
-    static List<SyncPoint> requireMembers(Collection<? extends SyncPoint> points, Duration timeout) {
-        Objects.requireNonNull(points, "points");
-        Objects.requireNonNull(timeout, "timeout");
-        List<SyncPoint> members = new ArrayList<>(points.size());
-        int i = 0;
-        for (SyncPoint p : points) {
-            members.add(Objects.requireNonNull(p, "points contains null (element " + i + ")"));
-            i++;
-        }
-        return members;
-    }
-
-    /**
-     * The rule for bad values: a {@code Mono} that fails each subscriber with a new
-     * {@link SyncInvalidArgumentException} ({@link io.gpusync.ErrorKind#CONFIGURATION}) through {@code onError}.
-     */
-    static <T> Mono<T> invalidTimeout(Duration timeout) {
-        return Mono.error(() -> new SyncInvalidArgumentException(null, "timeout must not be negative: " + timeout));
     }
 
     /** The largest {@code maxInFlight} of {@link #awaitEach} and {@link #awaitEachUnordered}: 2<sup>20</sup>. */
@@ -314,7 +293,7 @@ public final class SyncEngine implements Disposable {
      */
     public <T> Function<Flux<T>, Flux<T>> awaitEach(Function<? super T, ? extends SyncPoint> pointOf,
                                                     int maxInFlight, Duration timeout) {
-        return pipeline(pointOf, maxInFlight, timeout, true);
+        return FluxAwaitEach.operator(this, pointOf, maxInFlight, timeout, true);
     }
 
     /**
@@ -326,20 +305,7 @@ public final class SyncEngine implements Disposable {
      */
     public <T> Function<Flux<T>, Flux<T>> awaitEachUnordered(Function<? super T, ? extends SyncPoint> pointOf,
                                                              int maxInFlight, Duration timeout) {
-        return pipeline(pointOf, maxInFlight, timeout, false);
-    }
-
-    private <T> Function<Flux<T>, Flux<T>> pipeline(Function<? super T, ? extends SyncPoint> pointOf,
-                                                    int maxInFlight, Duration timeout, boolean ordered) {
-        Objects.requireNonNull(pointOf, "pointOf");
-        if (maxInFlight < 1 || maxInFlight > MAX_IN_FLIGHT) {
-            throw new IllegalArgumentException("maxInFlight must be from 1 to " + MAX_IN_FLIGHT + ": " + maxInFlight);
-        }
-        Objects.requireNonNull(timeout, "timeout");
-        if (timeout.isNegative()) {
-            return flux -> SyncEngine.<T>invalidTimeout(timeout).flux();
-        }
-        return flux -> FluxAwaitEach.of(flux, this, pointOf, maxInFlight, timeout, ordered);
+        return FluxAwaitEach.operator(this, pointOf, maxInFlight, timeout, false);
     }
 
     /**
@@ -356,9 +322,9 @@ public final class SyncEngine implements Disposable {
      *                              assembly)
      */
     public Mono<SyncPoint> awaitFirst(Collection<? extends SyncPoint> points, Duration timeout) {
-        List<SyncPoint> members = requireMembers(points, timeout);
+        List<SyncPoint> members = WaitArguments.requireMembers(points, timeout);
         if (timeout.isNegative()) {
-            return invalidTimeout(timeout);
+            return WaitArguments.invalidTimeout(timeout);
         }
         if (members.isEmpty()) {
             return Mono.error(() -> new SyncInvalidArgumentException(null, "awaitFirst needs at least one point"));
@@ -397,9 +363,19 @@ public final class SyncEngine implements Disposable {
         return name;
     }
 
-    /** Starts one wait for {@code actual}: how every operator of this engine waits (see {@link EngineWaits}). */
+    /**
+     * Starts one wait for {@code actual}: how every operator of this engine waits (see {@link EngineWaits}); observed
+     * from here with a registry ({@link WaitObservations}: called on the waiting thread, it parents the observation).
+     */
     void subscribe(SyncWaiter waiter, Duration timeout, CoreSubscriber<? super Void> actual) {
-        waits.subscribe(waiter, timeout, actual);
+        WaitObservations observed = observations;
+        waits.subscribe(waiter, timeout, observed == null ? actual : observed.observe(waiter, pathFor(waiter), actual));
+    }
+
+    /** On the caller's thread: the Context carrying its observation to a wait started elsewhere (empty, free, without). */
+    reactor.util.context.Context callerContext() {
+        WaitObservations observed = observations;
+        return observed == null ? reactor.util.context.Context.empty() : observed.callerContext();
     }
 
     /** Waits held by the timeout queues of the default timer (active, or terminated and not yet dropped). */
@@ -470,6 +446,8 @@ public final class SyncEngine implements Disposable {
         private Scheduler deliverOn;
         private Scheduler timer;
         private Object meterRegistry;
+        private Object observationRegistry; // Micrometer's types as Object: the engine works without them
+        private Object observationConvention;
         private boolean jdkLoops;
 
         Builder() {
@@ -492,7 +470,7 @@ public final class SyncEngine implements Disposable {
          * epoll are on the class path, else plain hand-off threads; ignored with {@link #eventLoopGroup}.
          */
         public Builder eventLoopThreads(int n) {
-            this.eventLoopThreads = positive(n, "eventLoopThreads");
+            this.eventLoopThreads = WaitArguments.positive(n, "eventLoopThreads");
             return this;
         }
 
@@ -516,13 +494,13 @@ public final class SyncEngine implements Disposable {
 
         /** The most platform threads blocked in native waits at once (default 16); more waits are probed. */
         public Builder waiterThreads(int n) {
-            this.waiterThreads = positive(n, "waiterThreads");
+            this.waiterThreads = WaitArguments.positive(n, "waiterThreads");
             return this;
         }
 
         /** Threads of the spin-then-poll scheduler for probe-only waits (default 1). */
         public Builder pollerThreads(int n) {
-            this.pollerThreads = positive(n, "pollerThreads");
+            this.pollerThreads = WaitArguments.positive(n, "pollerThreads");
             return this;
         }
 
@@ -592,16 +570,26 @@ public final class SyncEngine implements Disposable {
             return this;
         }
 
+        /**
+         * Observes every wait through this Micrometer registry: a {@code gpusync.wait} observation (a span, with a
+         * tracing handler) per wait, a child of the subscriber's Reactor-Context observation or else of the
+         * registry's current one; see {@link GpuSyncWaitObservationConvention}. Without a registry a wait pays
+         * nothing and {@code micrometer-observation} may be absent.
+         */
+        public Builder observationRegistry(io.micrometer.observation.ObservationRegistry registry) {
+            this.observationRegistry = Objects.requireNonNull(registry, "registry");
+            return this;
+        }
+
+        /** Names and tags the observations of {@link #observationRegistry} with this convention. */
+        public Builder observationConvention(GpuSyncWaitObservationConvention convention) {
+            this.observationConvention = Objects.requireNonNull(convention, "convention");
+            return this;
+        }
+
         /** A new engine with this configuration. */
         public SyncEngine build() {
             return new SyncEngine(this, false);
-        }
-
-        private static int positive(int n, String what) {
-            if (n <= 0) {
-                throw new IllegalArgumentException(what + " must be positive: " + n);
-            }
-            return n;
         }
     }
 }

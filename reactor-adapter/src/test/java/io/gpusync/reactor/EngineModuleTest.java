@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The adapter's module descriptor says what a JPMS user gets: it exports only {@code io.gpusync.reactor}; it
  * passes on the contract and Reactor ({@code requires transitive}) but reads Netty and Micrometer only
- * {@code static} (optional: the EPOLL path and the metrics binder) and the bindings without {@code transitive}
+ * {@code static} (optional: the EPOLL path, the metrics binder and the observations) and the bindings without {@code transitive}
  * — which holds because no public member of its public types names a binding type, and a Netty type only where
  * the caller brings Netty anyway ({@link #NETTY_ON_PURPOSE}: sharing a server's loops).
  */
@@ -52,7 +52,8 @@ class EngineModuleTest {
                 .collect(Collectors.toMap(Requires::name, Requires::modifiers));
         List<String> netty = requires.keySet().stream().filter(n -> n.startsWith("io.netty")).toList();
         assertThat(netty).as("the Netty modules the EPOLL path reads").isNotEmpty();
-        for (String optional : Stream.concat(netty.stream(), Stream.of("micrometer.core")).toList()) {
+        for (String optional : Stream.concat(netty.stream(), Stream.of("micrometer.core", "micrometer.observation",
+                "micrometer.commons")).toList()) {
             assertThat(requires.get(optional)).as("requires %s", optional).containsExactly(Requires.Modifier.STATIC);
         }
         assertThat(requires.get("io.gpusync.api")).contains(Requires.Modifier.TRANSITIVE);

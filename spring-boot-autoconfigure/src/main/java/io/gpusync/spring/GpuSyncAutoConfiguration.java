@@ -2,6 +2,7 @@ package io.gpusync.spring;
 
 import io.gpusync.reactor.GpuSync;
 import io.gpusync.reactor.SyncEngine;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Import;
@@ -21,23 +22,30 @@ import org.springframework.context.annotation.Import;
  * {@code spring-boot-health} on the class path a {@link GpuSyncHealthIndicator} named {@code gpusync} reports on
  * whichever {@code SyncEngine} the context holds ({@code management.health.gpusync.enabled=false} turns it off);
  * with Micrometer on the class path a {@link io.gpusync.reactor.GpuSyncMetrics} bean (a {@code MeterBinder})
- * publishes its meters to every registry Spring Boot manages.
+ * publishes its meters to every registry Spring Boot manages; with Micrometer's observation API on the class path
+ * the engine observes each wait ({@code gpusync.wait}, a span under the request's with tracing) through the
+ * application's {@code ObservationRegistry} ({@code gpusync.observations.enabled=false} turns it off).
  */
 @AutoConfiguration(afterName = "org.springframework.boot.reactor.netty.autoconfigure.NettyReactiveWebServerAutoConfiguration")
 @EnableConfigurationProperties(GpuSyncProperties.class)
 // in this order: the first engine definition whose conditions match wins
 @Import({ServerLoopsEngineConfiguration.class, StandaloneEngineConfiguration.class, GpuSyncMetricsConfiguration.class,
-        GpuSyncHealthConfiguration.class})
+        GpuSyncHealthConfiguration.class, GpuSyncObservationConfiguration.class})
 public final class GpuSyncAutoConfiguration {
 
     GpuSyncAutoConfiguration() {
     }
 
-    /** The builder with every property but the event loops applied. */
-    static SyncEngine.Builder configured(GpuSyncProperties properties) {
-        return GpuSync.builder()
+    /** The builder with every property but the event loops applied, and the observations unless turned off. */
+    static SyncEngine.Builder configured(GpuSyncProperties properties,
+                                         ObjectProvider<GpuSyncObservationConfiguration.EngineObservations> observations) {
+        SyncEngine.Builder builder = GpuSync.builder()
                 .name(properties.name())
                 .spinBudget(properties.spinBudget())
                 .waiterThreads(properties.waiterThreads());
+        if (properties.observations().enabled()) {
+            observations.ifAvailable(o -> o.applyTo(builder));
+        }
+        return builder;
     }
 }

@@ -28,6 +28,7 @@ import java.util.Objects;
  * @param histograms       Whether the wait-duration and wake-latency timers publish percentile histograms
  *                         (many time series per engine).
  * @param health           How a lost device shows in health and readiness.
+ * @param observations     The engine's observations of its waits.
  */
 @ConfigurationProperties("gpusync")
 public record GpuSyncProperties(
@@ -37,12 +38,14 @@ public record GpuSyncProperties(
         @DefaultValue("1") int eventLoopThreads,
         @DefaultValue("true") boolean shareServerLoops,
         @DefaultValue("false") boolean histograms,
-        @DefaultValue Health health) {
+        @DefaultValue Health health,
+        @DefaultValue Observations observations) {
 
     /** Checks the durations, naming the property of a bad one. */
     public GpuSyncProperties {
         requireNotNegative("gpusync.spin-budget", spinBudget);
         Objects.requireNonNull(health, "health");
+        Objects.requireNonNull(observations, "observations");
     }
 
     /**
@@ -63,6 +66,16 @@ public record GpuSyncProperties(
         public Health {
             requireNotNegative("gpusync.health.device-lost-window", deviceLostWindow);
         }
+    }
+
+    /**
+     * The {@code gpusync.observations.*} properties.
+     *
+     * @param enabled Whether the engine observes each wait (a gpusync.wait observation: a span under the request's
+     *                with tracing, a timer with metrics) through the application's ObservationRegistry, when there
+     *                is one.
+     */
+    public record Observations(@DefaultValue("true") boolean enabled) {
     }
 
     private static void requireNotNegative(String property, Duration value) {

@@ -5,6 +5,7 @@ import io.gpusync.reactor.SyncEngine;
 import io.netty.channel.EventLoopGroup;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -32,9 +33,10 @@ class ServerLoopsEngineConfiguration {
 
     @Bean(destroyMethod = "dispose")
     @ConditionalOnMissingBean
-    SyncEngine gpuSyncEngine(GpuSyncProperties properties, ReactorResourceFactory resources) {
+    SyncEngine gpuSyncEngine(GpuSyncProperties properties, ReactorResourceFactory resources,
+                             ObjectProvider<GpuSyncObservationConfiguration.EngineObservations> observations) {
         EventLoopGroup loops = resources.getLoopResources().onServer(LoopResources.DEFAULT_NATIVE);
-        SyncEngine.Builder builder = GpuSyncAutoConfiguration.configured(properties);
+        SyncEngine.Builder builder = GpuSyncAutoConfiguration.configured(properties, observations);
         try {
             builder.eventLoopGroup(loops);
         } catch (SyncNotSupportedException notShareable) {

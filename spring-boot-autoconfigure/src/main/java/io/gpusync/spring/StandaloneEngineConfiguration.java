@@ -1,6 +1,7 @@
 package io.gpusync.spring;
 
 import io.gpusync.reactor.SyncEngine;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -11,7 +12,9 @@ class StandaloneEngineConfiguration {
 
     @Bean(destroyMethod = "dispose")
     @ConditionalOnMissingBean
-    SyncEngine gpuSyncEngine(GpuSyncProperties properties) {
-        return GpuSyncAutoConfiguration.configured(properties).eventLoopThreads(properties.eventLoopThreads()).build();
+    SyncEngine gpuSyncEngine(GpuSyncProperties properties,
+                             ObjectProvider<GpuSyncObservationConfiguration.EngineObservations> observations) {
+        return GpuSyncAutoConfiguration.configured(properties, observations)
+                .eventLoopThreads(properties.eventLoopThreads()).build();
     }
 }

@@ -3,10 +3,15 @@ package io.gpusync.spring;
 import io.gpusync.DeviceLostException;
 import io.gpusync.SyncCancelledException;
 import io.gpusync.cpu.CpuTimeline;
+import io.gpusync.reactor.DefaultGpuSyncWaitObservationConvention;
 import io.gpusync.reactor.GpuSync;
+import io.gpusync.reactor.GpuSyncWaitObservationConvention;
 import io.gpusync.reactor.SyncEngine;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.channel.EventLoopGroup;
@@ -60,11 +65,13 @@ class GpuSyncAutoConfigurationTest {
     void propertiesBindToTheRecordAndConfigureTheEngine() {
         plain.withPropertyValues("gpusync.name=orders", "gpusync.spin-budget=20us", "gpusync.waiter-threads=4",
                         "gpusync.event-loop-threads=2", "gpusync.share-server-loops=false", "gpusync.histograms=true",
-                        "gpusync.health.device-lost-window=30s", "gpusync.health.readiness=false")
+                        "gpusync.health.device-lost-window=30s", "gpusync.health.readiness=false",
+                        "gpusync.observations.enabled=false")
                 .run(context -> {
                     assertThat(context.getBean(GpuSyncProperties.class)).isEqualTo(new GpuSyncProperties(
                             "orders", Duration.ofNanos(20_000), 4, 2, false, true,
-                            new GpuSyncProperties.Health(Duration.ofSeconds(30), false)));
+                            new GpuSyncProperties.Health(Duration.ofSeconds(30), false),
+                            new GpuSyncProperties.Observations(false)));
                     SyncEngine engine = context.getBean(SyncEngine.class);
                     assertThat(engine.name()).isEqualTo("orders");
                     assertThat(epollCompletionThread(engine).getName()).startsWith("gpusync-orders-loop");
@@ -75,7 +82,8 @@ class GpuSyncAutoConfigurationTest {
     void defaultsOfTheProperties() {
         plain.run(context -> assertThat(context.getBean(GpuSyncProperties.class)).isEqualTo(
                 new GpuSyncProperties("spring", Duration.ofNanos(50_000), 16, 1, true, false,
-                        new GpuSyncProperties.Health(Duration.ofMinutes(1), true))));
+                        new GpuSyncProperties.Health(Duration.ofMinutes(1), true),
+                        new GpuSyncProperties.Observations(true))));
     }
 
     @Test
@@ -224,6 +232,59 @@ class GpuSyncAutoConfigurationTest {
             assertThat(context).hasSingleBean(SyncEngine.class);
             assertThat(context).doesNotHaveBean("gpuSyncMetrics");
         });
+    }
+
+    @Test
+    void theEngineObservesItsWaitsThroughTheApplicationsObservationRegistry() {
+        plain.withBean(ObservationRegistry.class, TestObservationRegistry::create).run(context -> {
+            TestObservationRegistry registry = (TestObservationRegistry) context.getBean(ObservationRegistry.class);
+            awaitASignalledPoint(context.getBean(SyncEngine.class));
+            TestObservationRegistryAssert.assertThat(registry).hasObservationWithNameEqualTo("gpusync.wait").that()
+                    .hasBeenStopped().hasLowCardinalityKeyValue("engine", "spring")
+                    .hasLowCardinalityKeyValue("outcome", "completed");
+        });
+    }
+
+    @Test
+    void theApplicationsConventionNamesTheObservations() {
+        plain.withBean(ObservationRegistry.class, TestObservationRegistry::create)
+                .withBean(GpuSyncWaitObservationConvention.class, () -> new DefaultGpuSyncWaitObservationConvention() {
+                    @Override
+                    public String getName() {
+                        return "gpu.fence";
+                    }
+                }).run(context -> {
+                    TestObservationRegistry registry = (TestObservationRegistry) context.getBean(ObservationRegistry.class);
+                    awaitASignalledPoint(context.getBean(SyncEngine.class));
+                    TestObservationRegistryAssert.assertThat(registry).hasNumberOfObservationsEqualTo(1)
+                            .hasObservationWithNameEqualTo("gpu.fence");
+                });
+    }
+
+    @Test
+    void observationsCanBeTurnedOff() {
+        plain.withBean(ObservationRegistry.class, TestObservationRegistry::create)
+                .withPropertyValues("gpusync.observations.enabled=false").run(context -> {
+                    TestObservationRegistry registry = (TestObservationRegistry) context.getBean(ObservationRegistry.class);
+                    awaitASignalledPoint(context.getBean(SyncEngine.class));
+                    TestObservationRegistryAssert.assertThat(registry).doesNotHaveAnyObservation();
+                });
+    }
+
+    @Test
+    void withoutMicrometersObservationApiThereIsAnEngineThatWaits() {
+        plain.withClassLoader(new FilteredClassLoader("io.micrometer.observation")).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).doesNotHaveBean(GpuSyncObservationConfiguration.EngineObservations.class);
+            awaitASignalledPoint(context.getBean(SyncEngine.class));
+        });
+    }
+
+    private static void awaitASignalledPoint(SyncEngine engine) throws Exception {
+        CpuTimeline timeline = new CpuTimeline();
+        CompletableFuture<Void> wait = engine.await(timeline.at(1), Duration.ofMinutes(1)).toFuture();
+        timeline.signal(1);
+        wait.get(10, TimeUnit.SECONDS);
     }
 
     @Test

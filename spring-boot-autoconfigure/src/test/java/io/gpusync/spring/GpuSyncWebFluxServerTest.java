@@ -12,6 +12,8 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
 import org.springframework.context.annotation.Bean;
 import org.springframework.http.client.ReactorResourceFactory;
 import org.springframework.web.reactive.function.server.RouterFunction;
@@ -23,7 +25,9 @@ import reactor.netty.http.client.HttpClient;
 import reactor.netty.resources.LoopResources;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -81,6 +85,23 @@ class GpuSyncWebFluxServerTest {
         assertThat(liveThreadsNamed("gpusync-web-loop")).isEmpty(); // the engine started no loops of its own
     }
 
+    @Test
+    void eachWaitIsObservedAsAChildOfTheRequestsObservation() {
+        StoppedObservations stopped = app.getBean(StoppedObservations.class);
+        stopped.contexts.clear();
+
+        get("/timeline?delayMs=" + DELAY_MS);
+
+        // the request's observation stops after its response is written: the wait's has stopped before the reply
+        Observation.Context wait = stopped.contexts.stream().filter(c -> "gpusync.wait".equals(c.getName()))
+                .findFirst().orElseThrow(() -> new AssertionError("no gpusync.wait observation: " + stopped.contexts));
+        assertThat(wait.getLowCardinalityKeyValue("engine").getValue()).isEqualTo("web");
+        assertThat(wait.getLowCardinalityKeyValue("path").getValue()).isEqualTo("callback");
+        assertThat(wait.getLowCardinalityKeyValue("outcome").getValue()).isEqualTo("completed");
+        assertThat(wait.getParentObservation()).as("the request's observation").isNotNull();
+        assertThat(wait.getParentObservation().getContextView().getName()).isEqualTo("http.server.requests");
+    }
+
     private static Map<String, String> get(String uri) {
         String body = http.get().uri(uri).responseSingle((response, content) -> {
             assertThat(response.status().code()).isEqualTo(200);
@@ -94,6 +115,12 @@ class GpuSyncWebFluxServerTest {
     @SpringBootConfiguration
     @EnableAutoConfiguration
     static class WaitingApp {
+
+        /** Spring Boot adds every ObservationHandler bean to the application's ObservationRegistry. */
+        @Bean
+        StoppedObservations stoppedObservations() {
+            return new StoppedObservations();
+        }
 
         @Bean
         RouterFunction<ServerResponse> waits(SyncEngine engine) {
@@ -122,6 +149,21 @@ class GpuSyncWebFluxServerTest {
                             + "\nhandledOn=" + handledOn
                             + "\ncompletedOn=" + Thread.currentThread().getName()))
                     .flatMap(body -> ServerResponse.ok().bodyValue(body));
+        }
+    }
+
+    /** Records the context of every observation that stops. */
+    static final class StoppedObservations implements ObservationHandler<Observation.Context> {
+        final List<Observation.Context> contexts = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void onStop(Observation.Context context) {
+            contexts.add(context);
+        }
+
+        @Override
+        public boolean supportsContext(Observation.Context context) {
+            return true;
         }
     }
 }

@@ -328,7 +328,7 @@ final class Report {
     /** Hand-written notes and sections measured elsewhere (each says its own run, machine and command). */
     private void handNotes() throws IOException {
         for (String name : List.of("notes.md", "cuda-harness-h200.md", "awaitEach-jmh.md", "issue15.md",
-                "waiter-handoff-jmh.md", "soak.md")) {
+                "waiter-handoff-jmh.md", "soak.md", "observation.md")) {
             Path notes = o.out.resolve("results").resolve(name);
             if (Files.exists(notes)) {
                 b.append(Files.readString(notes)).append("\n\n");
