@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The README's "Virtual threads" example, compiled from README.md as written there (imports included) and run:
@@ -19,6 +20,8 @@ class ReadmeVirtualThreadsExampleTest {
 
     @Test
     void theReadmeVirtualThreadsExampleRuns(@TempDir Path work) throws Exception {
+        assumeTrue(ModuleLayer.boot().findModule("jdk.compiler").isPresent(),
+                "this Java runtime has no compiler (jdk.compiler): a jlinked one");
         Path readme = Path.of("").toAbsolutePath();
         while (!Files.isRegularFile(readme.resolve("README.md")) || !Files.isDirectory(readme.resolve("examples"))) {
             readme = readme.getParent();

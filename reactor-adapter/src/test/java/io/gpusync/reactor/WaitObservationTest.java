@@ -165,38 +165,26 @@ class WaitObservationTest {
 
     @Test
     void onAVirtualThreadWithoutAReactorParentTheCurrentObservationIsTheParent() throws Exception {
-        CpuTimeline timeline = new CpuTimeline();
-        AtomicReference<Observation> parent = new AtomicReference<>();
-        Thread waiter = Thread.ofVirtual().start(() -> {
-            Observation handling = Observation.start("handling", registry);
-            parent.set(handling);
-            try (Observation.Scope ignored = handling.openScope()) {
-                engine.await(timeline.at(1), LONG).block(); // a blocking API subscribes on this thread too
-            } finally {
-                handling.stop();
-            }
-        });
-        while (timeline.pendingWaits() == 0 && waiter.isAlive()) {
-            Thread.onSpinWait();
-        }
-        timeline.signal(1);
-        waiter.join(LONG.toMillis());
-
-        assertThat(waiter.isAlive()).isFalse();
-        assertThat(registry).hasObservationWithNameEqualTo("gpusync.wait").that()
-                .hasBeenStopped().hasLowCardinalityKeyValue("outcome", "completed")
-                .hasParentObservationEqualTo(parent.get());
+        // Mono.block subscribes on the virtual thread itself
+        assertObservedUnderTheVirtualThreadsObservation(point -> engine.await(point, LONG).block());
     }
 
     @Test
     void aVirtualThreadBlockedThroughTheEngineIsObservedUnderItsCurrentObservation() throws Exception {
+        // the engine's block starts the wait on its loop, not on the virtual thread
+        assertObservedUnderTheVirtualThreadsObservation(point -> engine.block(point, LONG));
+    }
+
+    /** A virtual thread inside an observation's scope waits with {@code blockingWait}; its wait is that one's child. */
+    private void assertObservedUnderTheVirtualThreadsObservation(java.util.function.Consumer<SyncPoint> blockingWait)
+            throws InterruptedException {
         CpuTimeline timeline = new CpuTimeline();
         AtomicReference<Observation> parent = new AtomicReference<>();
         Thread waiter = Thread.ofVirtual().start(() -> {
             Observation handling = Observation.start("handling", registry);
             parent.set(handling);
             try (Observation.Scope ignored = handling.openScope()) {
-                engine.block(timeline.at(1), LONG); // the wait starts on the engine's loop, not on this thread
+                blockingWait.accept(timeline.at(1));
             } finally {
                 handling.stop();
             }

@@ -66,14 +66,19 @@ final class BlockedVirtualThreads {
             assertThat(pinned).as("jdk.VirtualThreadPinned events").isEmpty();
             assertThat(driverThreads).as("driver threads attached during the run").isLessThanOrEqualTo(8);
             assertThat(newThreads).filteredOn(driverThread.negate()).allSatisfy(name -> assertThat(name.startsWith(enginePrefix)
-                    || name.startsWith(CARRIER) || name.startsWith("parallel-") || name.startsWith("VirtualThread-"))
-                    .as("%s is the engine's, a carrier, a Reactor timer or a JDK virtual-thread helper", name)
+                    || PROCESS_THREADS.contains(name) || name.startsWith(CARRIER) || name.startsWith("parallel-")
+                    || name.startsWith("VirtualThread-"))
+                    .as("%s is the engine's, gpusync's per-process one, a carrier, a Reactor timer or a JDK"
+                            + " virtual-thread helper", name)
                     .isTrue());
             assertThat(mostCarriersAlive).isLessThanOrEqualTo(PARALLELISM);
             assertThat(peakThreads).isLessThanOrEqualTo(baselineThreads + engineThreads + PARALLELISM
                     + Runtime.getRuntime().availableProcessors() + 2 + (int) driverThreads);
         }
     }
+
+    /** gpusync's per-process threads (one each, started on first need, ended when idle), not per engine or wait. */
+    static final java.util.Set<String> PROCESS_THREADS = java.util.Set.of("gpusync-housekeeping", "gpusync-cleaner");
 
     /** The default scheduler's parallelism (the JDK's default: one carrier per core). */
     static final int PARALLELISM = Integer.getInteger("jdk.virtualThreadScheduler.parallelism",
