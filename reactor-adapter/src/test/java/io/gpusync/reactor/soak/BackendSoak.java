@@ -122,7 +122,8 @@ public final class BackendSoak {
                 }
                 if (System.nanoTime() - nextReport > 0) {
                     nextReport = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-                    System.out.println("SOAK progress " + counts() + " " + ProcessResources.now());
+                    System.out.println("SOAK progress " + counts() + " " + ProcessResources.now() + " fdKinds="
+                            + ProcessResources.fdKinds());
                     printBusy("gpusync-housekeeping", "gpusync-cleaner", "soak-devices");
                 }
             }

@@ -40,6 +40,38 @@ record ProcessResources(int fds, int nativeThreads, TreeMap<String, Integer> gpu
                 .mapToInt(Map.Entry::getValue).sum();
     }
 
+    /**
+     * The open fds by kind, from their {@code /proc/self/fd} links: {@code anon_inode:[eventfd]},
+     * {@code anon_inode:sync_file}, {@code socket}, {@code pipe}, a device file without its number
+     * ({@code /dev/dri/renderD}), {@code file} for the rest: so that a leak says what leaks.
+     */
+    static TreeMap<String, Integer> fdKinds() {
+        TreeMap<String, Integer> kinds = new TreeMap<>();
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            fds.forEach(fd -> {
+                String kind;
+                try {
+                    String target = Files.readSymbolicLink(fd).toString();
+                    if (target.startsWith("socket:") || target.startsWith("pipe:")) {
+                        kind = target.substring(0, target.indexOf(':'));
+                    } else if (target.startsWith("anon_inode:")) {
+                        kind = target;
+                    } else if (target.startsWith("/dev/")) {
+                        kind = target.replaceAll("\\d+$", "");
+                    } else {
+                        kind = "file";
+                    }
+                } catch (IOException closedMeanwhile) {
+                    return;
+                }
+                kinds.merge(kind, 1, Integer::sum);
+            });
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        return kinds;
+    }
+
     private static int count(Path dir) {
         try (Stream<Path> s = Files.list(dir)) {
             return (int) s.count();
