@@ -1,7 +1,6 @@
 package io.gpusync.reactor;
 
 import io.gpusync.SyncCancelledException;
-import io.gpusync.SyncInvalidArgumentException;
 import io.gpusync.SyncWaiter;
 
 import java.time.Duration;
@@ -25,7 +24,7 @@ final class CallerWaits {
             throw new IllegalStateException("block() is blocking, which is not supported in thread " + me.getName());
         }
         if (timeout.isNegative()) {
-            throw new SyncInvalidArgumentException(null, "timeout must not be negative: " + timeout);
+            throw WaitArguments.negativeTimeout(timeout);
         }
         if (me.isInterrupted()) {
             throw interrupted(waiter, "before it started");
@@ -50,7 +49,7 @@ final class CallerWaits {
     static CompletableFuture<Void> future(SyncEngine engine, Executor handoff, SyncWaiter waiter, Duration timeout) {
         WaitFuture f = new WaitFuture();
         if (timeout.isNegative()) {
-            f.settled(new SyncInvalidArgumentException(null, "timeout must not be negative: " + timeout));
+            f.settled(WaitArguments.negativeTimeout(timeout));
             return f;
         }
         CallerWait wait = new CallerWait(engine, waiter, timeout, f, null);

@@ -37,7 +37,12 @@ final class WaitArguments {
      * {@link SyncInvalidArgumentException} ({@link io.gpusync.ErrorKind#CONFIGURATION}) through {@code onError}.
      */
     static <T> Mono<T> invalidTimeout(Duration timeout) {
-        return Mono.error(() -> new SyncInvalidArgumentException(null, "timeout must not be negative: " + timeout));
+        return Mono.error(() -> negativeTimeout(timeout));
+    }
+
+    /** The error of a negative {@code timeout}, for every API of the engine (Mono, block, future). */
+    static SyncInvalidArgumentException negativeTimeout(Duration timeout) {
+        return new SyncInvalidArgumentException(null, "timeout must not be negative: " + timeout);
     }
 
     /** {@code n} if positive, else an {@link IllegalArgumentException} naming {@code what}. */
