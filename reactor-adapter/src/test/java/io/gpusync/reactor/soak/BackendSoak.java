@@ -112,6 +112,7 @@ public final class BackendSoak {
         }
         Thread watchdog = Thread.ofPlatform().daemon().name("soak-watchdog").start(this::watch);
         long nextReport = System.nanoTime();
+        StallReport stallReport = new StallReport();
         long midRun = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds) * 2 / 5;
         ProcessResources mid = null;
         for (Thread t : threads) {
@@ -125,6 +126,7 @@ public final class BackendSoak {
                     System.out.println("SOAK progress " + counts() + " " + ProcessResources.now() + " fdKinds="
                             + ProcessResources.fdKinds());
                     printBusy("gpusync-housekeeping", "gpusync-cleaner", "soak-devices");
+                    stallReport.check(System.out);
                 }
             }
         }
@@ -494,6 +496,7 @@ public final class BackendSoak {
                 ledger.problem(scenariosOpen.get() + " scenarios and " + ledger.liveCount()
                         + " waits still open 90 s after the end");
                 Ledger.dumpThreads(System.out);
+                StallReport.print(System.out, "waits still open after the end");
                 return false;
             }
             Thread.sleep(20);
