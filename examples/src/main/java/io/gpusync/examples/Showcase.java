@@ -96,12 +96,14 @@ public final class Showcase implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         List<AwaitMode> awaitModes = new ArrayList<>();
+        DeviceOptions.CudaPoint point;
         try {
             modes.forEach(m -> awaitModes.add(AwaitMode.named(m)));
+            point = DeviceOptions.CudaPoint.named(cudaPoint);
             if (inFlight.stream().anyMatch(n -> n < 1) || !measure.isPositive() || !deadline.isPositive()
-                    || streams < 0 || streams > DeviceOptions.MAX_STREAMS) {
-                throw new IllegalArgumentException("--in-flight ≥ 1, --measure and --deadline > 0, --streams in [0, "
-                        + DeviceOptions.MAX_STREAMS + "]");
+                    || streams < 0 || streams > DeviceOptions.MAX_STREAMS || computeRounds < 0 || !gpuWork.isPositive()) {
+                throw new IllegalArgumentException("need --in-flight ≥ 1, --measure, --deadline and --gpu-work > 0, "
+                        + "--compute-rounds ≥ 0, --streams in [0, " + DeviceOptions.MAX_STREAMS + "]");
             }
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
@@ -110,8 +112,7 @@ public final class Showcase implements Callable<Integer> {
         Thread watchdog = watchdog(cell);
         try {
             int maxInFlight = inFlight.stream().mapToInt(Integer::intValue).max().orElse(1);
-            DeviceOptions options = new DeviceOptions(KernelModel.DEFAULT, 4, false, streams,
-                    DeviceOptions.CudaPoint.named(cudaPoint),
+            DeviceOptions options = new DeviceOptions(KernelModel.DEFAULT, 4, false, streams, point,
                     new DeviceOptions.ComputeSizing(gpuWork, computeRounds, maxInFlight));
             Devices.Discovery discovery = Devices.open(backend, options);
             try (Device device = discovery.device()) {

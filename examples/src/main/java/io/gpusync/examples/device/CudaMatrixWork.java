@@ -113,15 +113,21 @@ final class CudaMatrixWork implements AutoCloseable {
             } else {
                 long t1 = median(streams[0], 2);
                 long t2 = median(streams[0], 34);
+                if (t2 <= t1) {
+                    throw new IllegalStateException("timing matrix_chain gave " + Units.duration(t1) + " for 2 products and "
+                            + Units.duration(t2) + " for 34: the work cannot be sized from that (use --compute-rounds)");
+                }
                 double perRound = Math.max(1, (t2 - t1) / 32.0);
                 double base = Math.max(0, t1 - 2 * perRound);
-                this.rounds = (int) Math.clamp(Math.round((target.toNanos() - base) / perRound), 1, 100_000);
+                this.rounds = (int) Math.clamp(Math.round((target.toNanos() - base) / perRound), 1, 10_000);
                 this.calibration = rounds + " products per request ≈ " + Units.duration(target.toNanos())
                         + " of GPU time (timed: " + Units.duration(Math.round(perRound)) + " per product, "
                         + Units.duration(Math.round(base)) + " for the copies and the launch)";
             }
         } catch (RuntimeException | Error e) {
-            free(mod, retained);
+            if (!(e instanceof GpuStuck)) { // else the stream may still use the buffers, and freeing them would block
+                free(mod, retained);
+            }
             throw e;
         }
     }
@@ -308,7 +314,7 @@ final class CudaMatrixWork implements AutoCloseable {
                 int r;
                 while ((r = Cuda.cuEventQuery(end)) == Cuda.CUDA_ERROR_NOT_READY()) {
                     if (System.nanoTime() - deadline > 0) {
-                        throw new IllegalStateException("the GPU did not finish one matrix_chain request ("
+                        throw new GpuStuck("the GPU did not finish one matrix_chain request ("
                                 + products + " products) within " + CALIBRATION_TIMEOUT.toSeconds() + " s");
                     }
                     Thread.onSpinWait();
@@ -330,6 +336,15 @@ final class CudaMatrixWork implements AutoCloseable {
                 Cuda.cuEventDestroy_v2(end);
                 pop();
             }
+        }
+    }
+
+    /** The GPU did not finish the calibration's work in time: its buffers are left allocated (still in use). */
+    private static final class GpuStuck extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        GpuStuck(String message) {
+            super(message);
         }
     }
 
