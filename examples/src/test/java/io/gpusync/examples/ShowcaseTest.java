@@ -3,13 +3,20 @@ package io.gpusync.examples;
 import io.gpusync.SyncPoint;
 import io.gpusync.examples.device.Computation;
 import io.gpusync.examples.device.Device;
+import io.gpusync.examples.device.DeviceOptions;
+import io.gpusync.examples.device.Devices;
 import io.gpusync.examples.device.KernelModel;
 import io.gpusync.examples.device.SimulatedDevice;
 import io.gpusync.examples.device.Work;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import picocli.CommandLine;
+import reactor.core.publisher.Flux;
+import reactor.netty.http.client.HttpClient;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -103,6 +110,37 @@ class ShowcaseTest {
         assertThat(Files.readString(dir.resolve("showcase.md"))).contains("| gpusync | 4 |").contains("| elastic-blocking | 16 |");
         byte[] png = Files.readAllBytes(dir.resolve("showcase.png"));
         assertThat(png).startsWith(0x89, 'P', 'N', 'G');
+    }
+
+    /**
+     * Each real backend here answers {@code /compute} in every mode with checksums the CPU agrees with; on CUDA (the
+     * H200 suite) that is the real copy-in, kernel, copy-out, checked once more at start by the device's own timing run.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"opencl", "vulkan", "cuda", "d3d12"})
+    void everyAwaitModeOnEachAvailableRealBackend(String backend) {
+        Device device;
+        try {
+            device = Devices.open(backend, new DeviceOptions(KernelModel.DEFAULT, 4, false, 0,
+                    DeviceOptions.CudaPoint.TIMELINE, new DeviceOptions.ComputeSizing(Duration.ofNanos(200_000), 0, 64))).device();
+        } catch (IllegalStateException notHere) {
+            Assumptions.abort(notHere.getMessage());
+            return;
+        }
+        DemoServer server = start(device);
+        ChecksumCheck check = new ChecksumCheck();
+        HttpClient client = HttpClient.create().baseUrl(server.baseUrl());
+        for (AwaitMode mode : AwaitMode.values()) {
+            List<String> bodies = Flux.range(0, 24)
+                    .flatMap(i -> client.get().uri("/compute?await=" + mode.id() + "&seed=" + i)
+                            .responseSingle((res, body) -> body.asString().map(b -> res.status().code() + " " + b)), 12)
+                    .collectList().block(Duration.ofSeconds(60));
+            assertThat(bodies).as("%s on %s", mode.id(), backend).hasSize(24).allSatisfy(b -> {
+                assertThat(b).startsWith("200 ").contains("\"onDevice\":" + device.computesOnDevice());
+                assertThat(check.matches(b.substring(4))).as("checksum of %s", b).isTrue();
+            });
+        }
+        assertThat(device.computesOnDevice()).isEqualTo(backend.equals("cuda"));
     }
 
     @Test
