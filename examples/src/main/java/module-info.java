@@ -8,6 +8,7 @@ module io.gpusync.examples {
     requires io.gpusync.vulkan;
     requires io.gpusync.bindings.opencl; // raw handles for the device providers and CUDA subjects
     requires io.gpusync.bindings.vulkan;
+    requires io.gpusync.bindings.cuda; // the showcase's real CUDA work (copies, its own kernel)
     requires reactor.netty.core;
     requires reactor.netty.http;
     requires io.netty.codec.http;

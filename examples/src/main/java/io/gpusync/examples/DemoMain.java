@@ -71,6 +71,20 @@ public final class DemoMain implements Callable<Integer> {
     @Option(names = "--work-ms", description = "load mode: ?ms= of every request (default: the device's kernel model)")
     Double workMs;
 
+    @Option(names = "--await",
+            description = {"load mode: GET /compute (real work: CUDA copies its input in, runs a matrix kernel and copies",
+                    "the result out; other backends stand in) awaited by gpusync, elastic-blocking or virtual-threads;",
+                    "every answer's checksum is checked, a wrong one fails the run"})
+    String await;
+
+    @Option(names = "--gpu-work", defaultValue = "200us", converter = DurationConverter.class,
+            description = "/compute on CUDA: GPU time of one request; the kernel is timed at start to size it (default: ${DEFAULT-VALUE})")
+    Duration gpuWork;
+
+    @Option(names = "--compute-rounds", defaultValue = "0",
+            description = "/compute on CUDA: matrix products per request instead of sizing them from --gpu-work (default: ${DEFAULT-VALUE})")
+    int computeRounds;
+
     @Option(names = "--plot", defaultValue = "gpusync-demo-latency.png",
             description = {"load mode: PNG file for the latency CDF (default: ${DEFAULT-VALUE}); a relative path is",
                     "resolved against -D" + DemoMain.OUTPUT_DIR + " (Maven's exec sets examples/target), else the working directory"})
@@ -144,11 +158,20 @@ public final class DemoMain implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
         }
+        AwaitMode awaitMode = null;
+        if (await != null) {
+            try {
+                awaitMode = AwaitMode.named(await);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
+            }
+        }
         DeviceOptions deviceOptions = new DeviceOptions(
-                new KernelModel(kernelMedian, kernelSigma, tailProbability, tailFactor), queues, false, streams, point);
+                new KernelModel(kernelMedian, kernelSigma, tailProbability, tailFactor), queues, false, streams, point,
+                new DeviceOptions.ComputeSizing(gpuWork, Math.max(0, computeRounds), Math.max(concurrency, 256)));
         Devices.Discovery discovery = Devices.open(backend, deviceOptions);
         try (Device device = discovery.device()) {
-            return load != null ? runLoad(device, discovery) : serve(device, discovery);
+            return load != null ? runLoad(device, discovery, awaitMode) : serve(device, discovery);
         }
     }
 
@@ -190,7 +213,7 @@ public final class DemoMain implements Callable<Integer> {
         return 0;
     }
 
-    private int runLoad(Device device, Devices.Discovery discovery) throws Exception {
+    private int runLoad(Device device, Devices.Discovery discovery, AwaitMode awaitMode) throws Exception {
         LoadRunner.Progress mode = switch (progress.toLowerCase(Locale.ROOT)) {
             case "bar" -> LoadRunner.Progress.BAR;
             case "lines" -> LoadRunner.Progress.LINES;
@@ -203,9 +226,16 @@ public final class DemoMain implements Callable<Integer> {
             endpoint = "/batch";
             query = "n=" + batch + "&inFlight=" + batchInFlight + (query.isEmpty() ? "" : "&" + query);
         }
+        if (awaitMode != null) {
+            endpoint = "/compute";
+            query = "await=" + awaitMode.id();
+        }
         DemoServer.Options options = new DemoServer.Options("127.0.0.1", 0, timeout, Duration.ofSeconds(60), loops, stuckAfter);
         try (DemoServer server = DemoServer.start(device, options)) {
             printHeader(server, discovery);
+            if (awaitMode != null) {
+                out.println("  compute   " + device.computeDescription());
+            }
             out.println("  load      " + Units.duration(load.toNanos())
                     + (warmup.isZero() ? " (no warm-up), " : " after a " + Units.duration(warmup.toNanos()) + " warm-up, ") + concurrency + " requests in flight, GET " + endpoint + (query.isEmpty() ? "" : "?" + query)
                     + ", reactor-netty HttpClient over loopback");
@@ -214,7 +244,7 @@ public final class DemoMain implements Callable<Integer> {
             int pendingAfter = awaitNoPending(server);
             out.println();
             printSummary(server, r, pendingAfter);
-            return r.ok() > 0 && pendingAfter == 0 ? 0 : 1;
+            return r.ok() > 0 && pendingAfter == 0 && r.checks().failures() == 0 ? 0 : 1;
         }
     }
 
@@ -250,6 +280,10 @@ public final class DemoMain implements Callable<Integer> {
         }
         if (r.lastError() != null) {
             out.println("  last client error: " + r.lastError());
+        }
+        if (r.checks().checked() > 0) {
+            out.printf(Locale.ROOT, "  checksums %s checked against the CPU, %s wrong or missing%s%n", Units.count(r.checks().checked()),
+                    Units.count(r.checks().failures()), r.checks().failures() > 0 ? "  →  FAILED" : "");
         }
         if (l.getTotalCount() > 0) {
             out.println("  latency   " + percentiles(l, 1) + "   (client: request sent → answer read)");

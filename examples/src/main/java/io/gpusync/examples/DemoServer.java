@@ -56,6 +56,11 @@ import java.util.concurrent.TimeUnit;
  *       backpressure reaches the device: a slow reader holds back submission. If a unit fails or times out, the
  *       stream ends with one line {@code {"error":"timeout"|"device_error",…}} and the other units' waits are
  *       freed; a client that goes away frees them all at once. {@code 400} for bad or too large parameters.</li>
+ *   <li>{@code GET /compute?seed=…[&await=gpusync|elastic-blocking|virtual-threads][&timeoutMs=…]} — one request of real
+ *       work ({@link Device#compute}; CUDA: the input expanded from {@code seed} copied in, a matrix kernel, the result
+ *       copied out), awaited through gpusync or one of the two baselines ({@link AwaitMode}); answers
+ *       {@code 200 {"seed":…,"rounds":…,"checksum":…,"waitedMicros":…}}, which a client checks with
+ *       {@link io.gpusync.examples.device.MatrixChain#checksum}. Errors as for {@code /work}.</li>
  *   <li>{@code GET /metrics} — Prometheus text: the engine's {@code gpusync_*} meters (pending waits,
  *       outcomes, wait duration and wake latency histograms) and the demo's {@code demo_work_*} ones.</li>
  *   <li>{@code GET /health} — {@code 200 {"status":"UP",…}}; {@code 503 {"status":"DOWN","reason":…}} while a device
@@ -93,6 +98,7 @@ public final class DemoServer implements AutoCloseable {
     private final Timer timedOut;
     private final Timer failed;
     private final Counter cancelled;
+    private final ComputeRoute compute;
 
     /**
      * Configuration.
@@ -153,6 +159,7 @@ public final class DemoServer implements AutoCloseable {
         this.ok = workTimer("ok");
         this.timedOut = workTimer("timeout");
         this.failed = workTimer("error");
+        this.compute = new ComputeRoute(device, engine, AwaitMode.GPUSYNC);
         this.cancelled = Counter.builder("demo.work.cancelled").description("requests whose client went away before the answer")
                 .register(registry);
         try {
@@ -163,6 +170,7 @@ public final class DemoServer implements AutoCloseable {
                     .route(routes -> routes
                             .get("/work", this::work)
                             .get("/batch", this::batch)
+                            .get("/compute", this::compute)
                             .get("/metrics", this::metrics)
                             .get("/health", this::health))
                     .bindNow(Duration.ofSeconds(10));
@@ -237,6 +245,21 @@ public final class DemoServer implements AutoCloseable {
     }
 
     private record Answer(HttpResponseStatus status, String body) {
+    }
+
+    private Mono<Void> compute(HttpServerRequest request, HttpServerResponse response) {
+        QueryStringDecoder query = new QueryStringDecoder(request.uri());
+        Duration t;
+        try {
+            t = timeout(query);
+        } catch (IllegalArgumentException e) {
+            return send(response, HttpResponseStatus.BAD_REQUEST, error("bad_request", e.getMessage(), 0));
+        }
+        Executor[] connectionLoop = new Executor[1];
+        request.withConnection(c -> connectionLoop[0] = c.channel().eventLoop());
+        return compute.answer(query, t, Schedulers.fromExecutor(connectionLoop[0]))
+                .doOnCancel(cancelled::increment)
+                .flatMap(a -> send(response, a.status(), a.body()));
     }
 
     /** One unit of a batch: its index, its point and when it was submitted. */
@@ -422,6 +445,14 @@ public final class DemoServer implements AutoCloseable {
     /** Whether the engine runs on the server's own event loops (Netty 4.2 native epoll). */
     public boolean sharesServerLoops() {
         return sharesServerLoops;
+    }
+
+    /**
+     * The most virtual threads alive at once in {@code /compute?await=virtual-threads} since the last call (platform
+     * thread counts do not include them); then counts afresh.
+     */
+    public int takeVirtualThreadPeak() {
+        return compute.takeVirtualThreadPeak();
     }
 
     /** The wait path the engine took for the last request's point, or {@code null} before the first. */

@@ -7,6 +7,7 @@ import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogAxis;
 import org.jfree.chart.axis.NumberAxis;
 import org.jfree.chart.axis.NumberTickUnit;
+import org.jfree.chart.plot.CombinedDomainXYPlot;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.data.xy.XYSeries;
@@ -17,9 +18,12 @@ import java.awt.Color;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 
-/** Writes latency CDFs (log time axis) as a PNG with JFreeChart, headless. */
+/** Writes the demo's charts as PNGs with JFreeChart, headless: latency CDFs, and measures against in-flight requests. */
 final class LatencyPlot {
+    private static final Color[] COLORS = {new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c)};
     private LatencyPlot() {
     }
 
@@ -51,22 +55,71 @@ final class LatencyPlot {
         x.setNumberFormatOverride(new java.text.DecimalFormat("0.###"));
         NumberAxis y = new NumberAxis("fraction of requests ≤ latency");
         y.setRange(0, 1.0);
-        XYLineAndShapeRenderer r = new XYLineAndShapeRenderer(true, false);
-        Color[] colors = {new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c)};
-        for (int i = 0; i < data.getSeriesCount(); i++) {
-            r.setSeriesPaint(i, colors[i % colors.length]);
+        XYPlot plot = new XYPlot(data, x, y, renderer(data.getSeriesCount(), false));
+        save(file, new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT, style(plot), true), 560);
+    }
+
+    /**
+     * Two charts over one log axis of requests in flight, stacked: {@code top} and {@code bottom} each map a series
+     * name (one line per name, the same colour in both) to its points {@code {inFlight, value}}; the bottom one has a
+     * log value axis.
+     */
+    static void againstInFlight(Path file, String title, Map<String, List<double[]>> top, String topLabel,
+                                Map<String, List<double[]>> bottom, String bottomLabel) throws IOException {
+        System.setProperty("java.awt.headless", "true");
+        LogAxis x = new LogAxis("requests in flight (log)");
+        x.setBase(2);
+        x.setTickUnit(new NumberTickUnit(1.0)); // one tick per doubling
+        x.setNumberFormatOverride(new java.text.DecimalFormat("#,##0"));
+        CombinedDomainXYPlot plot = new CombinedDomainXYPlot(x);
+        NumberAxis topAxis = new NumberAxis(topLabel);
+        topAxis.setNumberFormatOverride(new java.text.DecimalFormat("#,##0"));
+        LogAxis bottomAxis = new LogAxis(bottomLabel);
+        bottomAxis.setTickUnit(new NumberTickUnit(1.0)); // one tick per decade
+        bottomAxis.setNumberFormatOverride(new java.text.DecimalFormat("#,##0.###"));
+        XYSeriesCollection topData = series(top);
+        XYSeriesCollection bottomData = series(bottom);
+        plot.add(style(new XYPlot(topData, null, topAxis, renderer(topData.getSeriesCount(), true))), 1);
+        XYPlot lower = style(new XYPlot(bottomData, null, bottomAxis, renderer(bottomData.getSeriesCount(), true)));
+        lower.setFixedLegendItems(new org.jfree.chart.LegendItemCollection()); // the top chart's legend names them
+        plot.add(lower, 1);
+        save(file, new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT, style(plot), true), 760);
+    }
+
+    private static XYSeriesCollection series(Map<String, List<double[]>> lines) {
+        XYSeriesCollection data = new XYSeriesCollection();
+        lines.forEach((name, points) -> {
+            XYSeries s = new XYSeries(name, true, true);
+            points.forEach(p -> s.addOrUpdate(p[0], p[1]));
+            data.addSeries(s);
+        });
+        return data;
+    }
+
+    private static XYLineAndShapeRenderer renderer(int series, boolean shapes) {
+        XYLineAndShapeRenderer r = new XYLineAndShapeRenderer(true, shapes);
+        r.setAutoPopulateSeriesShape(false); // one shape for every series, in both charts
+        r.setDefaultShape(new java.awt.geom.Ellipse2D.Double(-3.5, -3.5, 7, 7));
+        for (int i = 0; i < series; i++) {
+            r.setSeriesPaint(i, COLORS[i % COLORS.length]);
             r.setSeriesStroke(i, new BasicStroke(2f));
         }
-        XYPlot plot = new XYPlot(data, x, y, r);
+        return r;
+    }
+
+    private static <P extends XYPlot> P style(P plot) {
         plot.setBackgroundPaint(Color.WHITE);
         plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
         plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
-        JFreeChart chart = new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT, plot, true);
+        return plot;
+    }
+
+    private static void save(Path file, JFreeChart chart, int height) throws IOException {
         chart.setBackgroundPaint(Color.WHITE);
         Path parent = file.toAbsolutePath().getParent();
         if (parent != null) {
             Files.createDirectories(parent);
         }
-        ChartUtils.saveChartAsPNG(file.toFile(), chart, 1000, 560);
+        ChartUtils.saveChartAsPNG(file.toFile(), chart, 1000, height);
     }
 }

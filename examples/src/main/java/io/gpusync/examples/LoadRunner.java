@@ -1,5 +1,6 @@
 package io.gpusync.examples;
 
+import io.gpusync.examples.device.MatrixChain;
 import io.gpusync.examples.device.Units;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
@@ -11,11 +12,14 @@ import reactor.netty.resources.ConnectionProvider;
 import reactor.netty.resources.LoopResources;
 
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
@@ -39,8 +43,10 @@ public final class LoadRunner {
      * @param concurrency requests in flight at once (one connection each)
      * @param query       the query string of each request, e.g. {@code ms=0.5}; empty for none
      * @param progress    how to show progress
-     * @param endpoint    {@code /work} (one unit per request) or {@code /batch} (the query says {@code n} and
-     *                    {@code inFlight}; an answer is a stream of NDJSON lines, one per unit)
+     * @param endpoint    {@code /work} (one unit per request), {@code /batch} (the query says {@code n} and
+     *                    {@code inFlight}; an answer is a stream of NDJSON lines, one per unit) or {@code /compute}
+     *                    (each request gets a {@code seed} of its own, one of {@value #SEEDS}, and its answer's
+     *                    checksum is checked against {@link MatrixChain#checksum}, computed here on the CPU)
      */
     public record Options(Duration duration, Duration warmup, int concurrency, String query, Progress progress,
                           String endpoint) {
@@ -49,6 +55,9 @@ public final class LoadRunner {
             this(duration, warmup, concurrency, query, progress, "/work");
         }
     }
+
+    /** The distinct seeds {@code /compute} requests take (the CPU checks each once, then remembers it). */
+    public static final int SEEDS = 1024;
 
     /** How progress is shown. */
     public enum Progress {
@@ -79,9 +88,14 @@ public final class LoadRunner {
      * @param elapsedNanos the measured period's actual length
      * @param units        units done in 200 answers (one per {@code /work} answer; the unit lines of a
      *                     {@code /batch} answer)
+     * @param cpu          CPU spent in the measured period, or null
+     * @param threads      the most live platform threads of the process at once in the measured period, and the
+     *                     most virtual threads the server had blocked at once ({@code /compute} only)
+     * @param checks       {@code /compute} answers checked, and those whose checksum was wrong or missing
      */
     public record Result(Histogram latency, Histogram gpuWait, long ok, long timeouts, long otherStatus,
-                         long clientErrors, Throwable lastError, long elapsedNanos, long units, ThreadCpu cpu) {
+                         long clientErrors, Throwable lastError, long elapsedNanos, long units, ThreadCpu cpu,
+                         Threads threads, Checks checks) {
         /** 200 answers per second. */
         public double throughput() {
             return ok * 1e9 / Math.max(1, elapsedNanos);
@@ -91,6 +105,14 @@ public final class LoadRunner {
         public double unitThroughput() {
             return units * 1e9 / Math.max(1, elapsedNanos);
         }
+    }
+
+    /** Thread peaks of a measured period: live platform threads (JMX), virtual threads blocked in the server. */
+    public record Threads(int platformPeak, int virtualPeak) {
+    }
+
+    /** Checksums checked, and how many of them were wrong or missing. */
+    public record Checks(long checked, long failures) {
     }
 
     private final DemoServer server;
@@ -108,12 +130,21 @@ public final class LoadRunner {
     private final LongAdder all = new LongAdder();
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicReference<Throwable> lastError = new AtomicReference<>();
+    private final LongAdder checked = new LongAdder();
+    private final LongAdder checksumFailures = new LongAdder();
+    private final ChecksumCheck checksums;
     private volatile long measureFrom;
 
     public LoadRunner(DemoServer server, Options options, PrintStream out) {
+        this(server, options, out, new ChecksumCheck());
+    }
+
+    /** A runner that checks {@code /compute} answers with {@code checksums} (shared by runs: it remembers). */
+    LoadRunner(DemoServer server, Options options, PrintStream out, ChecksumCheck checksums) {
         this.server = server;
         this.options = options;
         this.out = out;
+        this.checksums = checksums;
     }
 
     /** Runs the load; blocks until done. */
@@ -131,14 +162,16 @@ public final class LoadRunner {
         try {
             HttpClient client = HttpClient.create(pool).runOn(clientLoops).baseUrl(server.baseUrl())
                     .responseTimeout(Duration.ofSeconds(120));
+            boolean compute = options.endpoint().equals("/compute");
             String uri = options.endpoint() + (options.query().isEmpty() ? "" : "?" + options.query());
+            String seedPrefix = uri + (options.query().isEmpty() ? "?" : "&") + "seed=";
             long start = System.nanoTime();
             measureFrom = start + options.warmup().toNanos();
             long end = measureFrom + options.duration().toNanos();
             Mono<Void> one = Mono.defer(() -> {
                 long t0 = System.nanoTime();
                 inFlight.incrementAndGet();
-                return client.get().uri(uri)
+                return client.get().uri(compute ? seedPrefix + ThreadLocalRandom.current().nextInt(SEEDS) : uri)
                         .responseSingle((response, body) -> body.asString().defaultIfEmpty("")
                                 .map(text -> {
                                     record(t0, response.status().code(), text);
@@ -155,8 +188,12 @@ public final class LoadRunner {
                         .then();
             });
             java.util.concurrent.atomic.AtomicReference<ThreadCpu> cpuAtStart = new java.util.concurrent.atomic.AtomicReference<>();
-            ticker.schedule(() -> cpuAtStart.set(ThreadCpu.now()), Math.max(0, measureFrom - System.nanoTime()),
-                    TimeUnit.NANOSECONDS);
+            ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+            ticker.schedule(() -> {
+                cpuAtStart.set(ThreadCpu.now());
+                mx.resetPeakThreadCount();
+                server.takeVirtualThreadPeak();
+            }, Math.max(0, measureFrom - System.nanoTime()), TimeUnit.NANOSECONDS);
             long period = options.progress() == Progress.BAR ? 200 : 1000;
             if (options.progress() != Progress.OFF) {
                 ticker.scheduleAtFixedRate(() -> progress(start, end, false), period, period, TimeUnit.MILLISECONDS);
@@ -167,13 +204,15 @@ public final class LoadRunner {
                     .block(options.warmup().plus(options.duration()).plus(Duration.ofMinutes(3)));
             long elapsed = System.nanoTime() - measureFrom;
             ThreadCpu cpu = cpuAtStart.get() == null ? null : ThreadCpu.now().since(cpuAtStart.get());
+            Threads threads = new Threads(mx.getPeakThreadCount(), server.takeVirtualThreadPeak());
             ticker.shutdownNow();
             ticker.awaitTermination(1, TimeUnit.SECONDS);
             if (options.progress() != Progress.OFF) {
                 progress(start, end, true);
             }
             return new Result(latency.copy(), gpuWait.copy(), ok.sum(), timeouts.sum(), other.sum(),
-                    clientErrors.sum(), lastError.get(), elapsed, units.sum(), cpu);
+                    clientErrors.sum(), lastError.get(), elapsed, units.sum(), cpu, threads,
+                    new Checks(checked.sum(), checksumFailures.sum()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
@@ -204,6 +243,12 @@ public final class LoadRunner {
                     }
                 }
                 units.add(batch ? body.lines().filter(l -> l.startsWith("{\"unit\"")).count() : 1);
+                if (options.endpoint().equals("/compute")) {
+                    checked.increment();
+                    if (!checksums.matches(body)) {
+                        checksumFailures.increment();
+                    }
+                }
             }
             case 504 -> timeouts.increment();
             default -> other.increment();

@@ -8,7 +8,8 @@ import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * CUDA: each unit of work is a one-thread kernel that spins on {@code %globaltimer} for the work's duration
+ * CUDA: each {@link Device#compute} request is real work ({@link CudaMatrixWork}: copy in, a matrix kernel, copy out).
+ * Each unit of work is a one-thread kernel that spins on {@code %globaltimer} for the work's duration
  * ({@code ms}, else a sample of the same {@link KernelModel} the simulated device uses), launched on one of
  * {@link DeviceOptions#cudaStreams()} streams — each the non-blocking stream of a {@link CudaWorkQueue} on device 0's
  * primary context, taken in turn — followed by an event recorded on that stream, or by the next value of that
@@ -35,21 +36,25 @@ public final class CudaDeviceProvider implements DeviceProvider {
             queues.forEach(CudaWorkQueue::close);
             throw e;
         }
-        return new CuDevice(queues, options.kernels(), options.cudaPoint());
+        return new CuDevice(queues, options.kernels(), options.cudaPoint(), options.compute());
     }
 
     private static final class CuDevice implements Device {
         private final java.util.List<CudaWorkQueue> queues;
         private final KernelModel model;
         private final DeviceOptions.CudaPoint pointKind;
+        private final DeviceOptions.ComputeSizing sizing;
         private final SubmissionLog log = new SubmissionLog();
         private final java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+        private volatile CudaMatrixWork matrixWork; // opened on first use (buffers, kernel, calibration)
         private volatile boolean closed;
 
-        CuDevice(java.util.List<CudaWorkQueue> queues, KernelModel model, DeviceOptions.CudaPoint pointKind) {
+        CuDevice(java.util.List<CudaWorkQueue> queues, KernelModel model, DeviceOptions.CudaPoint pointKind,
+                 DeviceOptions.ComputeSizing sizing) {
             this.queues = java.util.List.copyOf(queues);
             this.model = model;
             this.pointKind = pointKind;
+            this.sizing = sizing;
         }
 
         @Override
@@ -81,6 +86,60 @@ public final class CudaDeviceProvider implements DeviceProvider {
             return point;
         }
 
+        /**
+         * Copy in, {@code matrix_chain}, copy out on the next stream in turn, then the point ({@code forBlockingWait}:
+         * a recorded event). The first call loads the kernel, allocates the buffers and times the kernel.
+         */
+        @Override
+        public Computation compute(long seed, boolean forBlockingWait) {
+            if (closed) {
+                throw new SyncCancelledException("the CUDA device is closed");
+            }
+            long now = System.nanoTime();
+            Computation c = matrixWork().compute(Math.floorMod(next.getAndIncrement(), queues.size()), seed,
+                    forBlockingWait, pointKind);
+            log.submitted(c.point(), now);
+            return c;
+        }
+
+        @Override
+        public boolean computesOnDevice() {
+            return true;
+        }
+
+        @Override
+        public String computeDescription() {
+            return "CUDA matrix_chain: input copied in from pinned memory, " + MatrixChain.N + "x" + MatrixChain.N
+                    + " u32 matrix products, result copied out; " + matrixWork().calibration();
+        }
+
+        /** {@code cuEventSynchronize} on an event point (the driver call has no timeout); others: their waiter's. */
+        @Override
+        public void awaitBlocking(SyncPoint point, Duration timeout) {
+            if (point instanceof SyncPoint.CudaEvent event) {
+                matrixWork().awaitEvent(event);
+            } else {
+                point.waiter().await(timeout);
+            }
+        }
+
+        private CudaMatrixWork matrixWork() {
+            CudaMatrixWork w = matrixWork;
+            if (w == null) {
+                synchronized (this) {
+                    if (closed) {
+                        throw new SyncCancelledException("the CUDA device is closed");
+                    }
+                    w = matrixWork;
+                    if (w == null) {
+                        int perStream = Math.ceilDiv(sizing.inFlight(), queues.size()) * 2 + 8; // round robin, with room
+                        matrixWork = w = CudaMatrixWork.open(queues, perStream, sizing.gpuTime(), sizing.rounds());
+                    }
+                }
+            }
+            return w;
+        }
+
         @Override
         public java.util.OptionalLong oldestUnfinishedSubmission() {
             return log.oldestUnfinished();
@@ -90,7 +149,10 @@ public final class CudaDeviceProvider implements DeviceProvider {
         public synchronized void close() {
             if (!closed) {
                 closed = true;
-                queues.forEach(CudaWorkQueue::close);
+                queues.forEach(CudaWorkQueue::close); // drains the streams: the buffers are no longer in use
+                if (matrixWork != null) {
+                    matrixWork.close();
+                }
             }
         }
     }

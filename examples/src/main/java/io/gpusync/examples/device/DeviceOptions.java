@@ -3,6 +3,8 @@ package io.gpusync.examples.device;
 import io.gpusync.SyncPoint;
 import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
 
+import java.time.Duration;
+
 /**
  * What a {@link DeviceProvider} needs to open a device.
  *
@@ -14,8 +16,30 @@ import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
  * @param streams       CUDA: the streams requests are spread over; 0 sizes it to the GPU
  *                      ({@link #cudaStreams()})
  * @param cudaPoint     CUDA: what each request's point is
+ * @param compute       how {@link Device#compute} work is sized
  */
-public record DeviceOptions(KernelModel kernels, int queues, boolean allowSoftware, int streams, CudaPoint cudaPoint) {
+public record DeviceOptions(KernelModel kernels, int queues, boolean allowSoftware, int streams, CudaPoint cudaPoint,
+                            ComputeSizing compute) {
+    /**
+     * The size of one {@link Device#compute} request where it runs on the device (CUDA).
+     *
+     * @param gpuTime  the GPU time one request should take: the device times its kernel and picks the number of
+     *                 matrix products accordingly (when {@code rounds} is 0)
+     * @param rounds   the number of products per request, 0 to size them from {@code gpuTime}
+     * @param inFlight the most requests in flight the device keeps buffers for (spread over its streams)
+     */
+    public record ComputeSizing(Duration gpuTime, int rounds, int inFlight) {
+        /** 200 µs of GPU time per request, buffers for 4,096 requests in flight. */
+        public static final ComputeSizing DEFAULT = new ComputeSizing(Duration.ofNanos(200_000), 0, 4096);
+
+        public ComputeSizing {
+            if (!gpuTime.isPositive() || rounds < 0 || inFlight < 1) {
+                throw new IllegalArgumentException("need gpuTime > 0, rounds ≥ 0, inFlight ≥ 1: " + gpuTime + ", "
+                        + rounds + ", " + inFlight);
+            }
+        }
+    }
+
     /**
      * What the CUDA device hands out per request: an event recorded after the kernel ({@code cuEventCreate} +
      * {@code cuEventRecord}, destroyed after the wait; probed with {@code cuEventQuery}), or the next value of the
@@ -66,13 +90,18 @@ public record DeviceOptions(KernelModel kernels, int queues, boolean allowSoftwa
         this(kernels, queues, allowSoftware, streams, CudaPoint.EVENT);
     }
 
+    /** Options with the default {@link ComputeSizing}. */
+    public DeviceOptions(KernelModel kernels, int queues, boolean allowSoftware, int streams, CudaPoint cudaPoint) {
+        this(kernels, queues, allowSoftware, streams, cudaPoint, ComputeSizing.DEFAULT);
+    }
+
     /** The most CUDA streams a demo device opens. */
     public static final int MAX_STREAMS = 128;
     /** The defaults: {@link KernelModel#DEFAULT}, 4 queues, hardware devices only, CUDA streams sized to the GPU. */
     public static final DeviceOptions DEFAULT = new DeviceOptions(KernelModel.DEFAULT, 4, false, 0);
 
     public DeviceOptions withAllowSoftware(boolean allow) {
-        return new DeviceOptions(kernels, queues, allow, streams, cudaPoint);
+        return new DeviceOptions(kernels, queues, allow, streams, cudaPoint, compute);
     }
 
     /**

@@ -4505,6 +4505,132 @@ public class Cuda extends Cuda$shared {
         }
     }
 
+    private static class cuMemcpyHtoDAsync_v2 {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            Cuda.C_INT,
+            Cuda.C_LONG_LONG,
+            Cuda.C_POINTER,
+            Cuda.C_LONG,
+            Cuda.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("cuMemcpyHtoDAsync_v2");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)
+     * }
+     */
+    public static FunctionDescriptor cuMemcpyHtoDAsync_v2$descriptor() {
+        return cuMemcpyHtoDAsync_v2.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)
+     * }
+     */
+    public static MethodHandle cuMemcpyHtoDAsync_v2$handle() {
+        return cuMemcpyHtoDAsync_v2.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)
+     * }
+     */
+    public static MemorySegment cuMemcpyHtoDAsync_v2$address() {
+        return cuMemcpyHtoDAsync_v2.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)
+     * }
+     */
+    public static int cuMemcpyHtoDAsync_v2(long dstDevice, MemorySegment srcHost, long ByteCount, MemorySegment hStream) {
+        var mh$ = cuMemcpyHtoDAsync_v2.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("cuMemcpyHtoDAsync_v2", dstDevice, srcHost, ByteCount, hStream);
+            }
+            return (int)mh$.invokeExact(dstDevice, srcHost, ByteCount, hStream);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class cuMemcpyDtoHAsync_v2 {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            Cuda.C_INT,
+            Cuda.C_POINTER,
+            Cuda.C_LONG_LONG,
+            Cuda.C_LONG,
+            Cuda.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("cuMemcpyDtoHAsync_v2");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * CUresult cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
+     * }
+     */
+    public static FunctionDescriptor cuMemcpyDtoHAsync_v2$descriptor() {
+        return cuMemcpyDtoHAsync_v2.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * CUresult cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
+     * }
+     */
+    public static MethodHandle cuMemcpyDtoHAsync_v2$handle() {
+        return cuMemcpyDtoHAsync_v2.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * CUresult cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
+     * }
+     */
+    public static MemorySegment cuMemcpyDtoHAsync_v2$address() {
+        return cuMemcpyDtoHAsync_v2.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * CUresult cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
+     * }
+     */
+    public static int cuMemcpyDtoHAsync_v2(MemorySegment dstHost, long srcDevice, long ByteCount, MemorySegment hStream) {
+        var mh$ = cuMemcpyDtoHAsync_v2.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("cuMemcpyDtoHAsync_v2", dstHost, srcDevice, ByteCount, hStream);
+            }
+            return (int)mh$.invokeExact(dstHost, srcDevice, ByteCount, hStream);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
     private static class cuMemsetD32_v2 {
         public static final FunctionDescriptor DESC = FunctionDescriptor.of(
             Cuda.C_INT,
