@@ -124,7 +124,7 @@ final class Poller {
         return true;
     }
 
-    /** The guard found {@code stuck}'s probe number {@code probe} stuck: its other families' waits go to a new worker. */
+    /** {@code stuck}'s probe number {@code probe} is stuck: its waits of other families go to a new worker. */
     private void retire(Worker stuck, long probe) {
         BackendKind family = stuck.current.waiter.backend(); // the wait of this probe: see Worker#isSignaled
         stuck.family = family;
@@ -145,8 +145,8 @@ final class Poller {
             }
         }
         worker = next;
-        LOG.log(System.Logger.Level.DEBUG, () -> "a " + family + " probe has not returned for "
-                + SpinThenPoll.STUCK_NANOS + " ns: the other waits of " + stuck.thread.getName() + " move to a new thread");
+        LOG.log(System.Logger.Level.DEBUG, () -> "a " + family + " probe is stuck: the other waits of "
+                + stuck.thread.getName() + " move to a new thread");
         try {
             next.startIfNeeded();
         } catch (Throwable e) { // no thread to be had now: the next wait added tries again
@@ -242,6 +242,7 @@ final class Poller {
 
         @Override
         public void run() {
+            thread = Thread.currentThread(); // before its first look at stopped (see stop())
             guard.start();
             guard.wake(); // a worker started after the guard parked
             try {

@@ -16,9 +16,9 @@ import java.util.function.Supplier;
  * one's a few dozen times, sleeping before it — while waits long overdue or idle go to a cold list probed under
  * ≈ 0.4 % of a core in all ({@link AdaptiveProbePass}). With an {@link IdleStrategy} it makes passes over its waits,
  * probing every one, and idles between passes as that strategy says. A poller whose last wait just finished keeps
- * spinning for the spin budget (consecutive waits — a pipeline awaiting kernel after kernel — then find it hot), then
- * parks until a wait arrives, so an idle scheduler costs no CPU. Cancelled and timed-out waits leave the poller's
- * list at its next pass.
+ * spinning for the spin budget (consecutive waits — a pipeline awaiting kernel after kernel — then find it hot),
+ * then parks until a wait arrives, so an idle scheduler costs no CPU. Cancelled and timed-out waits leave the
+ * poller's list at its next pass.
  *
  * <p><b>Stuck probes.</b> Probes are assumed cheap, but a driver can block inside one on a lock another thread holds
  * (NVIDIA's {@code glIsSync} during a release elsewhere in the driver). A guard thread (one per scheduler, started with
@@ -39,9 +39,9 @@ final class SpinThenPoll implements WaitStrategy {
     private final AtomicInteger next = new AtomicInteger();
 
     /**
-     * @param idle         the idle strategy of each poller, or {@code null}: the adaptive scheduler (the default), which
-     *                     learns each source's completion times and probes each wait when its completion is likely
-     *                     soon (see {@link AdaptiveProbePass})
+     * @param idle         the idle strategy of each poller, or {@code null}: the adaptive scheduler (the default),
+     *                     which learns each source's completion times and probes each wait when its completion is
+     *                     likely soon (see {@link AdaptiveProbePass})
      * @param guardThreads the factory of the stuck-probe guard's thread
      */
     SpinThenPoll(int pollerThreads, Supplier<IdleStrategy> idle, long idleSpinNanos, ThreadFactory threads,
@@ -110,7 +110,10 @@ final class SpinThenPoll implements WaitStrategy {
 
     // nothing to release: the poller drops done waits at its next pass
 
-    /** Tells the pollers and the guard to stop; never waits (the engine's {@link EngineThreads} tells when they have ended). */
+    /**
+     * Tells the pollers and the guard to stop; never waits (the engine's {@link EngineThreads} tells when they have
+     * ended).
+     */
     @Override
     public void shutdown() {
         for (Poller p : pollers) {

@@ -67,7 +67,7 @@ class StuckProbeTest {
         StuckableProbe gl = stuckable();
         CompletableFuture<Void> stuckWait = engine.await(gl, TIMEOUT).toFuture();
         assertThat(gl.entered.await(10, TimeUnit.SECONDS)).isTrue();
-        StuckableProbe otherGl = new StuckableProbe(false); // same family, probes fine
+        StuckableProbe otherGl = new StuckableProbe(false, BackendKind.OPENGL); // same family, probes fine
         CompletableFuture<Void> sameFamily = engine.await(otherGl, TIMEOUT).toFuture();
         List<CompletableFuture<Void>> ordinary = probeOnlyWaits(1, 5);
         timeline.signal(5);
@@ -88,7 +88,8 @@ class StuckProbeTest {
         assertThat(gl.entered.await(10, TimeUnit.SECONDS)).isTrue();
         awaitPollerThreads(2);
         assertThat(pollerThreads()).as("the guard has moved the poller's waits to a new thread").isEqualTo(2);
-        gl.failure = new SyncException(ErrorKind.FATAL, BackendKind.OPENGL, "context lost while the probe waited", null);
+        gl.failure = new SyncException(ErrorKind.FATAL, BackendKind.OPENGL, "context lost while the probe waited",
+                null);
         gl.release.countDown();
         assertThatThrownBy(() -> stuckWait.get(10, TimeUnit.SECONDS))
                 .hasRootCauseMessage("context lost while the probe waited");
@@ -113,8 +114,39 @@ class StuckProbeTest {
         assertThat(EngineThreadsProbe.threadsOf(engine)).as("every thread of the engine, the guard's included").isZero();
     }
 
+    @Test
+    void atMostFourPollerThreadsAreLeftStuckBesidesThePollers() throws Exception {
+        List<CompletableFuture<Void>> stuckWaits = new ArrayList<>();
+        List<StuckableProbe> stuck = new ArrayList<>();
+        for (BackendKind family : List.of(BackendKind.OPENGL, BackendKind.VULKAN, BackendKind.OPENCL,
+                BackendKind.CUDA, BackendKind.D3D12)) {
+            StuckableProbe s = stuckable(family);
+            stuck.add(s);
+            stuckWaits.add(engine.await(s, TIMEOUT).toFuture());
+            assertThat(s.entered.await(10, TimeUnit.SECONDS)).as(family + " probe stuck on a poller").isTrue();
+        }
+        StuckableProbe sixth = stuckable(BackendKind.METAL);
+        stuckWaits.add(engine.await(sixth, TIMEOUT).toFuture());
+        Thread.sleep(200); // many guard ticks: a sixth thread would be made in this time
+        assertThat(pollerThreads()).as("4 stuck threads and the one stuck in the fifth probe")
+                .isEqualTo(1 + SpinThenPoll.MAX_STRANDED);
+        assertThat(sixth.entered.getCount()).as("no thread left for the sixth family's probe").isOne();
+
+        for (StuckableProbe s : sources) {
+            s.signalled = true;
+            s.release.countDown();
+        }
+        CompletableFuture.allOf(stuckWaits.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+        awaitPollerThreads(1);
+        assertThat(pollerThreads()).isEqualTo(1);
+    }
+
     private StuckableProbe stuckable() {
-        StuckableProbe s = new StuckableProbe(true);
+        return stuckable(BackendKind.OPENGL);
+    }
+
+    private StuckableProbe stuckable(BackendKind family) {
+        StuckableProbe s = new StuckableProbe(true, family);
         sources.add(s);
         return s;
     }
@@ -142,7 +174,7 @@ class StuckProbeTest {
     }
 
     /**
-     * A probe-only source of the OpenGL family whose first probe on a poller thread (the engine's first probe, on
+     * A probe-only source of one family whose first probe on a poller thread (the engine's first probe, on
      * the subscribing thread, is left alone) parks until released, at most {@value #STUCK_SECONDS} s, as a driver
      * call waiting on a lock would; its later probes return at once.
      */
@@ -150,11 +182,13 @@ class StuckProbeTest {
         final CountDownLatch entered = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
         private final AtomicBoolean sticks;
+        private final BackendKind family;
         volatile boolean signalled;
         volatile SyncException failure;
 
-        StuckableProbe(boolean sticks) {
+        StuckableProbe(boolean sticks, BackendKind family) {
             this.sticks = new AtomicBoolean(sticks);
+            this.family = family;
         }
 
         @Override
@@ -180,7 +214,7 @@ class StuckProbeTest {
 
         @Override
         public BackendKind backend() {
-            return BackendKind.OPENGL;
+            return family;
         }
 
         @Override
