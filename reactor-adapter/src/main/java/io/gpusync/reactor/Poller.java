@@ -126,7 +126,11 @@ final class Poller {
 
     /** {@code stuck}'s probe number {@code probe} is stuck: its waits of other families go to a new worker. */
     private void retire(Worker stuck, long probe) {
-        BackendKind family = stuck.current.waiter.backend(); // the wait of this probe: see Worker#isSignaled
+        PendingWait probed = stuck.current; // the wait of this probe, unless it has ended (then the CAS fails)
+        if (probed == null) {
+            return;
+        }
+        BackendKind family = probed.waiter.backend();
         stuck.family = family;
         stranded.add(stuck); // before the CAS: from then on the new worker holds this family's arrivals for it
         if (!PROBING.compareAndSet(stuck, probe, RETIRED)) {
@@ -225,19 +229,28 @@ final class Poller {
             try {
                 signalled = w.waiter.isSignaled();
             } catch (Throwable e) {
-                if (!PROBING.compareAndSet(this, probe, 0L)) {
+                if (!endProbe(probe)) {
                     w.failed(e);
                     throw ProbePass.STRANDED;
                 }
                 throw e;
             }
-            if (!PROBING.compareAndSet(this, probe, 0L)) {
+            if (!endProbe(probe)) {
                 if (signalled) {
                     w.signalled();
                 }
                 throw ProbePass.STRANDED;
             }
             return signalled;
+        }
+
+        /** Whether the probe ended with this worker still in charge (else the guard retired it). */
+        private boolean endProbe(long probe) {
+            if (PROBING.compareAndSet(this, probe, 0L)) {
+                current = null; // holds no wait (nor its waiter) between probes
+                return true;
+            }
+            return false;
         }
 
         @Override

@@ -22,7 +22,7 @@ final class ProbePass {
         /** The waiter's own probe. */
         Prober DIRECT = w -> w.waiter.isSignaled();
 
-        /** Probes {@code w}'s waiter: whether it is signalled; throws its failure, or {@link #STRANDED}. */
+        /** Probes {@code w}'s waiter: whether it is signalled; throws its failure, or {@link ProbePass#STRANDED}. */
         boolean isSignaled(PendingWait w);
     }
 

@@ -111,7 +111,7 @@ class StuckProbeTest {
         awaitPollerThreads(1);
         assertThat(pollerThreads()).as("the stuck one ended once its probe returned").isEqualTo(1);
         engine.dispose();
-        assertThat(EngineThreadsProbe.threadsOf(engine)).as("every thread of the engine, the guard's included").isZero();
+        assertThat(EngineThreadsProbe.threadsOf(engine)).as("the engine's threads, the guard included").isZero();
     }
 
     @Test
