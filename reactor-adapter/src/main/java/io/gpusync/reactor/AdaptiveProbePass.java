@@ -70,9 +70,10 @@ final class AdaptiveProbePass {
     /**
      * @param sources     the poller's sources, by waiter class (grown here)
      * @param spinBudget  how long a wait of an unlearned source is probed on every pass
+     * @param probes      how to probe a wait (a poller's guarded probe)
      */
     static void run(ArrayList<PendingWait> waits, ArrayList<PendingWait> cold, Map<Class<?>, CompletionTimes> sources,
-                    long spinBudget, Outcome out) {
+                    long spinBudget, Outcome out, ProbePass.Prober probes) {
         int completions = 0;
         long now = System.nanoTime();
         long nextDue = Long.MAX_VALUE;
@@ -85,7 +86,7 @@ final class AdaptiveProbePass {
             }
             if (!remove) {
                 try {
-                    if (w.waiter.isSignaled()) {
+                    if (probes.isSignaled(w)) {
                         CompletionTimes t = source(w, sources);
                         boolean learnsThemselves = w.polled.learnsAfterHandOver == null;
                         w.signalled(); // a watched wait records its own age there, if this call completed it
@@ -126,6 +127,9 @@ final class AdaptiveProbePass {
                         }
                     }
                 } catch (Throwable e) {
+                    if (e == ProbePass.STRANDED) {
+                        throw ProbePass.STRANDED; // this thread's lists are no longer its own
+                    }
                     w.failed(e);
                     remove = true;
                 }
@@ -170,7 +174,7 @@ final class AdaptiveProbePass {
      * @return completions
      */
     static int runCold(ArrayList<PendingWait> cold, ArrayList<PendingWait> active,
-                       Map<Class<?>, CompletionTimes> sources, long spinBudget) {
+                       Map<Class<?>, CompletionTimes> sources, long spinBudget, ProbePass.Prober probes) {
         int completions = 0;
         long now = System.nanoTime();
         for (int i = cold.size() - 1; i >= 0; i--) {
@@ -178,7 +182,7 @@ final class AdaptiveProbePass {
             boolean remove = w.isDone();
             if (!remove) {
                 try {
-                    if (w.waiter.isSignaled()) {
+                    if (probes.isSignaled(w)) {
                         w.signalled();
                         source(w, sources).record(now - w.startNanos);
                         completions++;
@@ -192,6 +196,9 @@ final class AdaptiveProbePass {
                         }
                     }
                 } catch (Throwable e) {
+                    if (e == ProbePass.STRANDED) {
+                        throw ProbePass.STRANDED; // this thread's lists are no longer its own
+                    }
                     w.failed(e);
                     remove = true;
                 }

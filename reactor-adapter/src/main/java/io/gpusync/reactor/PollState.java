@@ -5,8 +5,10 @@ package io.gpusync.reactor;
  * wait they probe: a spin-then-callback wait's hand-over, and the adaptive schedule of its probes. The wait holds
  * it ({@link PendingWait#polled}) from the moment the pollers take the wait; no other strategy reads or writes it.
  *
- * <p><b>Threading.</b> Written before the wait reaches its poller (the hand-over), then confined to that poller's
- * thread, except {@link #learnsAfterHandOver}, which the thread that sees a handed-over wait signalled reads.
+ * <p><b>Threading.</b> Written before the wait reaches its poller (the hand-over), then confined to the thread that
+ * probes it — which changes only when the stuck-probe guard moves the wait to a new thread, while the old one cannot
+ * touch it ({@link Poller}) — except {@link #learnsAfterHandOver}, which the thread that sees a handed-over wait
+ * signalled reads.
  */
 final class PollState {
     /** Spin-then-callback: after this long on the pollers, {@link #handOverTo} takes the wait over. */

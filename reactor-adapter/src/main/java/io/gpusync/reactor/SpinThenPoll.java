@@ -2,9 +2,6 @@ package io.gpusync.reactor;
 
 import io.gpusync.SyncWaiter;
 
-import java.util.ArrayList;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -12,31 +9,47 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 /**
- * {@link WaitPath#PROBE}: the fallback scheduler for waiters that can only be probed. A few poller threads
- * (created on first use) share all probe-only waits. By default (no {@link IdleStrategy} configured) a poller is
- * adaptive: it learns each source's completion times ({@link CompletionTimes}, per waiter class) and probes each wait
- * only when its completion is likely soon — spinning through a short kernel's hot window, polling a long one's a few
- * dozen times, sleeping before it — while waits long overdue or idle go to a cold list probed under ≈ 0.4 % of a
- * core in all ({@link AdaptiveProbePass}). With an {@link IdleStrategy} it makes passes over its waits, probing
- * every one, and idles between passes as that strategy says. A
- * poller whose last wait just finished keeps spinning for the spin budget (consecutive waits — a pipeline
- * awaiting kernel after kernel — then find it hot), then parks until a wait arrives, so an idle scheduler
- * costs no CPU. Cancelled and timed-out
- * waits leave the poller's list at its next pass.
+ * {@link WaitPath#PROBE}: the fallback scheduler for waiters that can only be probed. A few {@link Poller}s
+ * (their threads created on first use) share all probe-only waits. By default (no {@link IdleStrategy} configured) a
+ * poller is adaptive: it learns each source's completion times ({@link CompletionTimes}, per waiter class) and probes
+ * each wait only when its completion is likely soon — spinning through a short kernel's hot window, polling a long
+ * one's a few dozen times, sleeping before it — while waits long overdue or idle go to a cold list probed under
+ * ≈ 0.4 % of a core in all ({@link AdaptiveProbePass}). With an {@link IdleStrategy} it makes passes over its waits,
+ * probing every one, and idles between passes as that strategy says. A poller whose last wait just finished keeps
+ * spinning for the spin budget (consecutive waits — a pipeline awaiting kernel after kernel — then find it hot),
+ * then parks until a wait arrives, so an idle scheduler costs no CPU. Cancelled and timed-out waits leave the
+ * poller's list at its next pass.
+ *
+ * <p><b>Stuck probes.</b> Probes are assumed cheap, but a driver can block inside one on a lock another thread holds
+ * (NVIDIA's {@code glIsSync} during a release elsewhere in the driver). A guard thread (one per scheduler, started with
+ * the first poller, parked while every poller is parked with no wait) looks at each poller's probe in flight every
+ * {@link #STUCK_NANOS}: a probe seen in flight at two ticks is stuck, and its poller's waits of every other
+ * {@link io.gpusync.BackendKind} move to a new thread, while that family's waits stay with the stuck thread until its
+ * probe returns (see {@link Poller}). So a stuck probe delays only waits of its own driver family. At most
+ * {@link #MAX_STRANDED} threads may be stuck at once; past that, the pollers' waits wait as before.
  */
 final class SpinThenPoll implements WaitStrategy {
+    /** The guard's tick: a probe in flight at two ticks (this long apart at least) is stuck. */
+    static final long STUCK_NANOS = 5_000_000;
+    /** The most pollers' threads that may be stuck in a probe at once, beyond the pollers' own. */
+    static final int MAX_STRANDED = 4;
+
     private final Poller[] pollers;
+    private final Guard guard;
     private final AtomicInteger next = new AtomicInteger();
 
     /**
-     * @param idle     the idle strategy of each poller, or {@code null}: the adaptive scheduler (the default), which
-     *                 learns each source's completion times and probes each wait when its completion is likely soon
-     *                 (see {@link AdaptiveProbePass})
+     * @param idle         the idle strategy of each poller, or {@code null}: the adaptive scheduler (the default),
+     *                     which learns each source's completion times and probes each wait when its completion is
+     *                     likely soon (see {@link AdaptiveProbePass})
+     * @param guardThreads the factory of the stuck-probe guard's thread
      */
-    SpinThenPoll(int pollerThreads, Supplier<IdleStrategy> idle, long idleSpinNanos, ThreadFactory threads) {
+    SpinThenPoll(int pollerThreads, Supplier<IdleStrategy> idle, long idleSpinNanos, ThreadFactory threads,
+                 ThreadFactory guardThreads) {
         pollers = new Poller[pollerThreads];
+        guard = new Guard(pollers, guardThreads);
         for (int i = 0; i < pollerThreads; i++) {
-            pollers[i] = new Poller(idle != null ? idle.get() : null, idleSpinNanos, threads);
+            pollers[i] = new Poller(idle != null ? idle.get() : null, idleSpinNanos, threads, guard);
         }
     }
 
@@ -97,59 +110,60 @@ final class SpinThenPoll implements WaitStrategy {
 
     // nothing to release: the poller drops done waits at its next pass
 
-    /** Tells the pollers to stop; never waits (the engine's {@link EngineThreads} tells when they have ended). */
+    /**
+     * Tells the pollers and the guard to stop; never waits (the engine's {@link EngineThreads} tells when they have
+     * ended).
+     */
     @Override
     public void shutdown() {
         for (Poller p : pollers) {
             p.stop();
         }
+        guard.stop();
     }
 
-    private static final class Poller implements Runnable {
-        private final Queue<PendingWait> incoming = new ConcurrentLinkedQueue<>();
-        private final ArrayList<PendingWait> active = new ArrayList<>();
-        private final IdleStrategy idle;
-        private final long idleSpinNanos;
+    /**
+     * The stuck-probe guard: a thread that ticks every {@link #STUCK_NANOS} while a poller is awake and parks while
+     * all are parked with no wait (a poller that wakes wakes it). It makes no native call and takes no lock.
+     */
+    static final class Guard implements Runnable {
+        private final Poller[] pollers;
         private final ThreadFactory threads;
-        private long lastActivity;
-        private volatile Thread thread;
         private final AtomicBoolean started = new AtomicBoolean();
-        private volatile boolean idleParked;
+        private volatile Thread thread;
+        private volatile boolean parked;
         private volatile boolean stopped;
 
-        Poller(IdleStrategy idle, long idleSpinNanos, ThreadFactory threads) {
-            this.idle = idle;
-            this.idleSpinNanos = idleSpinNanos;
+        Guard(Poller[] pollers, ThreadFactory threads) {
+            this.pollers = pollers;
             this.threads = threads;
         }
 
-        /**
-         * Queues the wait; the first wait starts the thread. Takes no lock (a subscriber that found another one
-         * starting the thread would have waited for that start): whoever wins the CAS starts it, and the thread
-         * drains what was queued meanwhile.
-         */
-        void add(PendingWait wait) {
-            incoming.offer(wait);
-            Thread t = thread;
-            if (t == null && !stopped && started.compareAndSet(false, true)) {
+        /** Starts the guard's thread if not yet started (called by each poller thread as it starts). */
+        void start() {
+            if (thread == null && !stopped && started.compareAndSet(false, true)) {
                 try {
-                    t = threads.newThread(this);
+                    Thread t = threads.newThread(this);
                     t.start();
                     thread = t;
-                } catch (Throwable e) { // no thread to be had: the next wait tries again
+                } catch (Throwable e) { // the next poller thread to start tries again
                     started.set(false);
-                    throw e;
+                    System.getLogger(SpinThenPoll.class.getName())
+                            .log(System.Logger.Level.WARNING, "no thread for the pollers' guard", e);
                 }
-            }
-            if (idleParked && t != null) {
-                LockSupport.unpark(t);
             }
         }
 
-        /**
-         * Tells the thread to stop, without waiting: it ends after its current pass (a thread started after this
-         * sees {@code stopped} before its first pass).
-         */
+        /** A poller left its park: the guard ticks again if it was parked. */
+        void wake() {
+            if (parked) {
+                Thread t = thread;
+                if (t != null) {
+                    LockSupport.unpark(t);
+                }
+            }
+        }
+
         void stop() {
             stopped = true;
             Thread t = thread;
@@ -160,102 +174,44 @@ final class SpinThenPoll implements WaitStrategy {
 
         @Override
         public void run() {
-            if (idle == null) {
-                runAdaptive();
-                return;
-            }
             while (!stopped) {
-                boolean arrived = drainIncoming();
-                if (active.isEmpty()) {
-                    idleWithNoWaits();
+                if (tick()) {
+                    LockSupport.parkNanos(this, STUCK_NANOS);
                     continue;
                 }
-                if (arrived) {
-                    idle.reset();
+                parked = true;
+                if (!stopped && !anyAwake()) { // a poller that wakes after this read sees parked and unparks the guard
+                    LockSupport.park(this);
                 }
-                long t0 = System.nanoTime();
-                int completions = ProbePass.run(active);
-                long t1 = System.nanoTime();
-                if (completions > 0 || arrived) {
-                    lastActivity = t1;
-                }
-                idle.idle(completions, t1 - t0);
+                parked = false;
             }
-            active.clear();
-            incoming.clear();
         }
 
-        /**
-         * No wait to probe: stay hot for the spin budget after the last activity (waits tend to follow each other),
-         * then park until a wait arrives.
-         */
-        private void idleWithNoWaits() {
-            if (System.nanoTime() - lastActivity < idleSpinNanos) {
-                Thread.onSpinWait();
-                return;
+        /** @return whether a poller is awake */
+        private boolean tick() {
+            long now = System.nanoTime();
+            boolean awake = false;
+            for (Poller p : pollers) {
+                awake |= p.watch(now, STUCK_NANOS, stranded() < MAX_STRANDED);
             }
-            idleParked = true;
-            if (incoming.isEmpty() && !stopped) {
-                LockSupport.park(this);
-            }
-            idleParked = false;
+            return awake;
         }
 
-        /** Below this a poller spins rather than parks (a timed park oversleeps by more than a short wait lasts). */
-        private static final long SPIN_BELOW_NANOS = 50_000;
-
-        private void runAdaptive() {
-            java.util.HashMap<Class<?>, CompletionTimes> sources = new java.util.HashMap<>();
-            AdaptiveProbePass.Outcome pass = new AdaptiveProbePass.Outcome();
-            ArrayList<PendingWait> cold = new ArrayList<>();
-            long coldDue = System.nanoTime();
-            while (!stopped) {
-                boolean arrived = drainIncoming();
-                if (active.isEmpty() && cold.isEmpty()) {
-                    idleWithNoWaits();
-                    continue;
-                }
-                AdaptiveProbePass.run(active, cold, sources, idleSpinNanos, pass);
-                int completions = pass.completions;
-                long now = System.nanoTime();
-                if (!cold.isEmpty() && now - coldDue >= 0) {
-                    completions += AdaptiveProbePass.runCold(cold, active, sources, idleSpinNanos);
-                    long after = System.nanoTime();
-                    coldDue = after + AdaptiveProbePass.coldInterval(after - now);
-                    now = after;
-                } else if (cold.isEmpty()) {
-                    coldDue = now + AdaptiveProbePass.COLD_MIN_INTERVAL;
-                }
-                if (completions > 0 || arrived) {
-                    lastActivity = now;
-                }
-                long nextDue = cold.isEmpty() ? pass.nextDue : Math.min(pass.nextDue, coldDue);
-                if (active.isEmpty() && cold.isEmpty()) {
-                    continue;
-                }
-                long wait = nextDue - now;
-                if (wait < SPIN_BELOW_NANOS) {
-                    Thread.onSpinWait();
-                    continue;
-                }
-                idleParked = true; // a new wait wakes the poller: it may be due at once
-                if (incoming.isEmpty() && !stopped) {
-                    LockSupport.parkNanos(this, wait);
-                }
-                idleParked = false;
+        private int stranded() {
+            int n = 0;
+            for (Poller p : pollers) {
+                n += p.strandedWorkers();
             }
-            active.clear();
-            cold.clear();
-            incoming.clear();
+            return n;
         }
 
-        private boolean drainIncoming() {
-            boolean any = false;
-            for (PendingWait w; (w = incoming.poll()) != null; ) {
-                active.add(w);
-                any = true;
+        private boolean anyAwake() {
+            for (Poller p : pollers) {
+                if (p.awake()) {
+                    return true;
+                }
             }
-            return any;
+            return false;
         }
     }
 }

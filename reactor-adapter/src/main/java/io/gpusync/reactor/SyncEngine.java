@@ -498,7 +498,10 @@ public final class SyncEngine implements Disposable {
             return this;
         }
 
-        /** Threads of the spin-then-poll scheduler for probe-only waits (default 1). */
+        /**
+         * Threads of the spin-then-poll scheduler for probe-only waits (default 1), besides a guard thread, and up
+         * to 4 more while probes are stuck (a poller stuck in a probe hands its other backends' waits to a new one).
+         */
         public Builder pollerThreads(int n) {
             this.pollerThreads = WaitArguments.positive(n, "pollerThreads");
             return this;

@@ -22,7 +22,8 @@ final class WaitStrategies {
      */
     WaitStrategies(EngineLoops loops, EngineThreads threads, int pollerThreads, Supplier<IdleStrategy> idle,
                    Duration spinBudget, Duration blockingSlice, int waiterThreads) {
-        SpinThenPoll probe = new SpinThenPoll(pollerThreads, idle, spinBudget.toNanos(), threads.role("poller"));
+        SpinThenPoll probe = new SpinThenPoll(pollerThreads, idle, spinBudget.toNanos(), threads.role("poller"),
+                threads.role("probe-guard"));
         CallbackStrategy callbacks = new CallbackStrategy(loops);
         chain.add(probe.spinThenCallback(spinBudget.toNanos(), callbacks));
         chain.add(callbacks);
