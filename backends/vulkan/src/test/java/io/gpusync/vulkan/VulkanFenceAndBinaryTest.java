@@ -120,6 +120,8 @@ class VulkanFenceAndBinaryTest extends OnLavapipe {
         assertThatThrownBy(() -> p.withValue(2)).isInstanceOf(SyncInvalidArgumentException.class);
         ctx.device().state.check(ctx.device().state.fns.deviceWaitIdle(), "vkDeviceWaitIdle");
         p.waiter().close();
+        // the destroy may run on the housekeeping thread: it has happened once gpusync has let go
+        p.waiter().whenReleased().toCompletableFuture().get(5, TimeUnit.SECONDS);
         assertThat(device.state.fns.semaphoresDestroyed.get()).isEqualTo(semsBefore + 1);
         assertThat(device.state.fns.fencesDestroyed.get()).isEqualTo(fencesBefore + 1);
     }
