@@ -26,6 +26,7 @@ final class CudaDriverService implements AutoCloseable {
     private final StreamCallbacks callbacks;
     private final StreamCallbackBudget budget;
     private final CudaFaultWatch faultWatch;
+    private final EventSweeper sweeper = new EventSweeper();
     private final GatedWaits gatedWaits = new GatedWaits();
     private final PinnedReaper reaper = new PinnedReaper();
     private final ConcurrentHashMap<Integer, PinnedWordPool> pinnedPools = new ConcurrentHashMap<>();
@@ -57,6 +58,10 @@ final class CudaDriverService implements AutoCloseable {
         return budget;
     }
 
+    EventSweeper sweeper() {
+        return sweeper;
+    }
+
     CudaFaultWatch faultWatch() {
         return faultWatch;
     }
@@ -79,6 +84,7 @@ final class CudaDriverService implements AutoCloseable {
     public void close() {
         budget.close();
         faultWatch.close();
+        sweeper.close();
     }
 
     /** Whether {@link #ensureDriver()} has succeeded. */

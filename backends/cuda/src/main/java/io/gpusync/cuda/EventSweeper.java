@@ -1,0 +1,143 @@
+package io.gpusync.cuda;
+
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The thread that sweeps {@link StreamOrder}s ({@code gpusync-cuda-sweeper}, one per service, started on demand and
+ * parked without a timeout while nothing is asked of it).
+ *
+ * <p>A sweep is asked for when a stream's cover runs (on the driver thread, which must not call CUDA, so the probes
+ * run here) and when members leave an order (their holds on their events are dropped here, never while this thread
+ * probes them). A cover that runs also asks for a <em>sibling</em> check: every order of the same context whose cover
+ * waits for room in {@link StreamCallbackBudget} (no callback of its own in flight) gets one probe of its oldest
+ * member, so in a burst the streams beyond the budget's room complete as soon as the first callbacks of the context
+ * run, not when the armer's schedule comes round. Sibling checks run at most every {@link #SIBLING_NANOS} unless the
+ * last one completed something.
+ *
+ * <p><b>Linger.</b> A sweep that completed members re-sweeps its order on every pass, spinning, until
+ * {@link #LINGER_NANOS} pass with nothing new: while a burst completes, completions are collected as fast as the
+ * probes allow, with no rate limit; once it is over the thread parks again. Its CPU is therefore spent only while
+ * completions keep coming.
+ *
+ * <p>Thread-safe; {@link #request} and {@link #deferred} never block (driver threads call them).
+ */
+final class EventSweeper {
+    /** How long an order that yielded completions keeps being swept after its last productive sweep. */
+    static final long LINGER_NANOS = 50_000L;
+    /** The shortest interval between two sibling checks of one context that found nothing. */
+    static final long SIBLING_NANOS = 200_000L;
+    private static final System.Logger LOG = System.getLogger(EventSweeper.class.getName());
+    private final ConcurrentLinkedQueue<StreamOrder> requests = new ConcurrentLinkedQueue<>();
+    /** Contexts (addresses) whose orders with deferred covers are to be checked. */
+    private final Set<Long> siblingChecks = ConcurrentHashMap.newKeySet();
+    /** Orders whose cover waits for room in the budget. */
+    private final Set<StreamOrder> deferredOrders = ConcurrentHashMap.newKeySet();
+    private final OnDemandDaemon thread = new OnDemandDaemon("gpusync-cuda-sweeper", this::run);
+    // sweeper thread only
+    private final Map<StreamOrder, Long> lingering = new java.util.HashMap<>();
+    private final Map<Long, Long> nextSiblingCheck = new java.util.HashMap<>();
+
+    /** Asks for a sweep of {@code order}, and with {@code siblings} a check of its context's deferred orders. */
+    void request(StreamOrder order, boolean siblings) {
+        if (siblings && !deferredOrders.isEmpty()) {
+            siblingChecks.add(order.context());
+        }
+        if (order.queued.compareAndSet(false, true)) {
+            requests.add(order);
+        }
+        thread.wake();
+    }
+
+    /** {@code order}'s cover waits for room ({@code true}) or no longer does. */
+    void deferred(StreamOrder order, boolean deferred) {
+        if (deferred) {
+            deferredOrders.add(order);
+        } else {
+            deferredOrders.remove(order);
+        }
+    }
+
+    /** Orders swept repeatedly now (tests). */
+    Thread thread() {
+        return thread.thread();
+    }
+
+    /** Lets the thread end once idle. */
+    void close() {
+        thread.close();
+    }
+
+    private boolean idle() {
+        return requests.isEmpty() && siblingChecks.isEmpty() && lingering.isEmpty();
+    }
+
+    private void run() {
+        while (true) {
+            try {
+                pass();
+            } catch (RuntimeException | Error t) { // never let the sweeper die: swept waits would hang
+                LOG.log(System.Logger.Level.ERROR, "the CUDA sweeper failed a pass", t);
+                lingering.clear();
+            }
+            if (!lingering.isEmpty()) {
+                Thread.onSpinWait();
+                continue;
+            }
+            if (idle()) {
+                if (thread.endIfClosing(this::idle)) {
+                    return;
+                }
+                LockSupport.park(this);
+            }
+        }
+    }
+
+    private void pass() {
+        for (StreamOrder o; (o = requests.poll()) != null; ) {
+            o.queued.set(false);
+            o.dropRetired();
+            sweep(o, false);
+        }
+        if (!lingering.isEmpty()) {
+            long now = System.nanoTime();
+            for (var it = lingering.entrySet().iterator(); it.hasNext(); ) {
+                var e = it.next();
+                if (now - e.getValue() > 0 || e.getKey().pending() == 0) {
+                    it.remove();
+                } else if (e.getKey().sweep(false) > 0) {
+                    e.setValue(System.nanoTime() + LINGER_NANOS);
+                }
+            }
+        }
+        if (!siblingChecks.isEmpty()) {
+            long now = System.nanoTime();
+            for (var it = siblingChecks.iterator(); it.hasNext(); ) {
+                long context = it.next();
+                it.remove();
+                Long next = nextSiblingCheck.get(context);
+                if (next != null && now - next < 0) {
+                    continue;
+                }
+                int found = 0;
+                for (StreamOrder o : deferredOrders) {
+                    if (o.context() == context) {
+                        found += sweep(o, true);
+                    }
+                }
+                nextSiblingCheck.put(context, found > 0 ? now : now + SIBLING_NANOS);
+            }
+        }
+    }
+
+    private int sweep(StreamOrder o, boolean onlyIfOldestComplete) {
+        int n = o.sweep(onlyIfOldestComplete);
+        if (n > 0) {
+            lingering.put(o, System.nanoTime() + LINGER_NANOS);
+        }
+        return n;
+    }
+}
