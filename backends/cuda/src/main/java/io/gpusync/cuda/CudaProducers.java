@@ -111,6 +111,11 @@ public final class CudaProducers {
             return stream;
         }
 
+        /** The order of this queue's waited-on events (tests). */
+        StreamOrder order() {
+            return order;
+        }
+
         /** The host-memory timeline advanced by {@link #advanceTimeline()}. */
         public CudaHostTimeline timeline() {
             return timeline;
