@@ -26,6 +26,23 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Thread-safe; {@link #request} and {@link #deferred} never block (driver threads call them).
  */
 final class EventSweeper {
+    /** What the sweeper sweeps: a stream's order of events, or a host timeline's listeners. */
+    interface Sweepable {
+        /** The context (address) whose callbacks trigger sibling checks of it. */
+        long context();
+
+        /**
+         * One sweep; with {@code onlyIfOldestComplete}, a sibling's check that costs at most one probe when nothing
+         * is complete. Sweeper thread only.
+         *
+         * @return how many waits it completed
+         */
+        int sweep(boolean onlyIfOldestComplete);
+
+        /** Whether nothing waits on it any more (it stops lingering). */
+        boolean idle();
+    }
+
     /** How long an order that yielded completions keeps being swept after its last productive sweep. */
     static final long LINGER_NANOS = 50_000L;
     /** The shortest interval between two sibling checks of one context that found nothing. */
@@ -34,16 +51,16 @@ final class EventSweeper {
     private final ConcurrentLinkedQueue<StreamOrder> requests = new ConcurrentLinkedQueue<>();
     /** Contexts (addresses) whose orders with deferred covers are to be checked. */
     private final Set<Long> siblingChecks = ConcurrentHashMap.newKeySet();
-    /** Orders whose cover waits for room in the budget. */
-    private final Set<StreamOrder> deferredOrders = ConcurrentHashMap.newKeySet();
+    /** Orders and timelines whose cover waits for room in the budget. */
+    private final Set<Sweepable> deferredCovers = ConcurrentHashMap.newKeySet();
     private final OnDemandDaemon thread = new OnDemandDaemon("gpusync-cuda-sweeper", this::run);
     // sweeper thread only
-    private final Map<StreamOrder, Long> lingering = new java.util.HashMap<>();
+    private final Map<Sweepable, Long> lingering = new java.util.HashMap<>();
     private final Map<Long, Long> nextSiblingCheck = new java.util.HashMap<>();
 
     /** Asks for a sweep of {@code order}, and with {@code siblings} a check of its context's deferred orders. */
     void request(StreamOrder order, boolean siblings) {
-        if (siblings && !deferredOrders.isEmpty()) {
+        if (siblings && !deferredCovers.isEmpty()) {
             siblingChecks.add(order.context());
         }
         if (order.queued.compareAndSet(false, true)) {
@@ -52,16 +69,27 @@ final class EventSweeper {
         thread.wake();
     }
 
-    /** {@code order}'s cover waits for room ({@code true}) or no longer does. */
-    void deferred(StreamOrder order, boolean deferred) {
-        if (deferred) {
-            deferredOrders.add(order);
-        } else {
-            deferredOrders.remove(order);
+    /**
+     * A stream callback of {@code context} ran (a host timeline's cover, on the driver thread): checks the context's
+     * deferred covers, if there are any (else nothing: no wake-up).
+     */
+    void callbackRan(long context) {
+        if (!deferredCovers.isEmpty()) {
+            siblingChecks.add(context);
+            thread.wake();
         }
     }
 
-    /** Orders swept repeatedly now (tests). */
+    /** {@code s}'s cover waits for room ({@code true}) or no longer does. */
+    void deferred(Sweepable s, boolean deferred) {
+        if (deferred) {
+            deferredCovers.add(s);
+        } else {
+            deferredCovers.remove(s);
+        }
+    }
+
+    /** The sweeper thread, null before its first wake-up and after it ended (tests). */
     Thread thread() {
         return thread.thread();
     }
@@ -106,7 +134,7 @@ final class EventSweeper {
             long now = System.nanoTime();
             for (var it = lingering.entrySet().iterator(); it.hasNext(); ) {
                 var e = it.next();
-                if (now - e.getValue() > 0 || e.getKey().pending() == 0) {
+                if (now - e.getValue() > 0 || e.getKey().idle()) {
                     it.remove();
                 } else if (e.getKey().sweep(false) > 0) {
                     e.setValue(System.nanoTime() + LINGER_NANOS);
@@ -123,7 +151,7 @@ final class EventSweeper {
                     continue;
                 }
                 int found = 0;
-                for (StreamOrder o : deferredOrders) {
+                for (Sweepable o : deferredCovers) {
                     if (o.context() == context) {
                         found += sweep(o, true);
                     }
@@ -133,7 +161,7 @@ final class EventSweeper {
         }
     }
 
-    private int sweep(StreamOrder o, boolean onlyIfOldestComplete) {
+    private int sweep(Sweepable o, boolean onlyIfOldestComplete) {
         int n = o.sweep(onlyIfOldestComplete);
         if (n > 0) {
             lingering.put(o, System.nanoTime() + LINGER_NANOS);

@@ -41,7 +41,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * hands over; probes and the release of members' holds on their events run on the sweeper thread only, so an
  * event is never released while it is probed.
  */
-final class StreamOrder {
+final class StreamOrder implements EventSweeper.Sweepable {
     /** One waited-on event of the stream. */
     interface Member {
         /** Its place in the stream: later records have larger numbers. */
@@ -102,13 +102,19 @@ final class StreamOrder {
     }
 
     /** The stream's context address. */
-    long context() {
+    @Override
+    public long context() {
         return context.address();
     }
 
     /** Members waited on now (tests). */
     int pending() {
         return pending.size();
+    }
+
+    @Override
+    public boolean idle() {
+        return pending.isEmpty();
     }
 
     /** Covers outstanding now (tests). */
@@ -240,7 +246,8 @@ final class StreamOrder {
      *                             sibling's check of a stream whose cover has no callback in flight)
      * @return how many members it completed
      */
-    int sweep(boolean onlyIfOldestComplete) {
+    @Override
+    public int sweep(boolean onlyIfOldestComplete) {
         for (Map.Entry<Long, Member> e : pending.entrySet()) {
             if (!e.getValue().wanted() && pending.remove(e.getKey(), e.getValue())) {
                 retire(e.getValue());
