@@ -8,7 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The CUDA driver as this process shares it: whether it loaded, the stream callbacks in flight and their room
- * behind event waits, the armer and the fault watch that serve them, the pinned timeline words and their reaper,
+ * behind event waits, the armer, the sweeper and the fault watch that serve them, the pinned timeline words and their reaper,
  * and the external-semaphore waits that gate semaphore destroys. The driver is one per process, so this state is
  * too: {@link #get()} returns the process's service (held by {@link ProcessServices}); tests may make fresh ones.
  * Components receive the service they belong to and reach their siblings through it.

@@ -21,6 +21,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * or its producer closes ({@link StreamCallbacks.Slot#fail}), every waker fails. Whoever removes a waker from the
  * set owns its outcome, so each fires, fails or is withdrawn exactly once. Thread-safe; the callback's side only
  * hands over.
+ *
+ * <p>An event recorded by gpusync on a stream it owns has an {@link StreamOrder}: while anyone waits, the wake-up is a
+ * member of its stream's order instead of arming a callback of its own, and the order's cover and sweeps fire it.
  */
 final class EventWakeup implements StreamCallbacks.Slot, StreamOrder.Member {
     /** One registered wait. Runs on a driver thread (fire) or the fault watch / closing thread (fail). */
