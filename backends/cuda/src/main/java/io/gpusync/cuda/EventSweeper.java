@@ -41,6 +41,10 @@ final class EventSweeper {
 
         /** Whether nothing waits on it any more (it stops lingering). */
         boolean idle();
+
+        /** The sweeper stops sweeping it repeatedly: whatever serves its waits meanwhile takes over again. */
+        default void settle() {
+        }
     }
 
     /** How long an order that yielded completions keeps being swept after its last productive sweep. */
@@ -109,7 +113,7 @@ final class EventSweeper {
                 pass();
             } catch (RuntimeException | Error t) { // never let the sweeper die: swept waits would hang
                 LOG.log(System.Logger.Level.ERROR, "the CUDA sweeper failed a pass", t);
-                lingering.clear();
+                settleAll();
             }
             if (!lingering.isEmpty()) {
                 Thread.onSpinWait();
@@ -136,6 +140,7 @@ final class EventSweeper {
                 var e = it.next();
                 if (now - e.getValue() > 0 || e.getKey().idle()) {
                     it.remove();
+                    e.getKey().settle();
                 } else if (e.getKey().sweep(false) > 0) {
                     e.setValue(System.nanoTime() + LINGER_NANOS);
                 }
@@ -157,6 +162,17 @@ final class EventSweeper {
                     }
                 }
                 nextSiblingCheck.put(context, found > 0 ? now : now + SIBLING_NANOS);
+            }
+        }
+    }
+
+    private void settleAll() {
+        for (Sweepable o : java.util.List.copyOf(lingering.keySet())) {
+            lingering.remove(o);
+            try {
+                o.settle();
+            } catch (RuntimeException | Error t) {
+                LOG.log(System.Logger.Level.ERROR, "the CUDA sweeper could not re-cover " + o, t);
             }
         }
     }

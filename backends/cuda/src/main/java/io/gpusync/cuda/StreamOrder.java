@@ -23,9 +23,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li><b>Sweeps.</b> When the cover runs (or the armer's probe finds its event complete), every member up to it
  *       completes at once, and the stream is <em>swept</em> on {@link EventSweeper}'s thread: a binary search by
  *       probe ({@code cuEventQuery}) over the pending members finds the newest complete one — the newest first, so
- *       a burst that finished costs one probe — and every member up to it completes in one pass. The cover then
- *       moves to the new oldest member. A sweep that found more than its cover reported is repeated, without a
- *       rate limit, while completions keep coming ({@link EventSweeper#LINGER_NANOS}).</li>
+ *       a burst that finished costs one probe — and every member up to it completes in one pass. A sweep that found
+ *       more than its cover reported is repeated, without a rate limit, while completions keep coming
+ *       ({@link EventSweeper#LINGER_NANOS}); once they stop, a cover is armed behind the new oldest member.</li>
  * </ul>
  *
  * <p>Only events recorded by gpusync on a stream it owns join an order: a stream handle of the user's may be
@@ -156,26 +156,31 @@ final class StreamOrder implements EventSweeper.Sweepable {
         }
     }
 
-    /** Arms a cover behind the oldest member unless one stands at or before it already. */
-    private synchronized void ensureCover() {
-        Map.Entry<Long, Member> oldest = pending.firstEntry();
-        if (oldest == null) {
-            return;
-        }
+    /**
+     * Arms a cover behind the oldest member unless one stands at or before it already. A member whose event can no
+     * longer be held (its point was closed while a wait on it was pending) is passed over for the next: a cover
+     * behind a later event of the stream runs after the earlier ones completed.
+     */
+    synchronized void ensureCover() {
         Map.Entry<Long, Long> first = covers.firstEntry();
-        if (first != null && first.getKey() <= oldest.getKey()) {
-            return; // it runs no later than the oldest member completes (stream order)
-        }
-        long seq = oldest.getKey();
-        Cover cover = new Cover(seq);
-        long key = service.callbacks().register(context, lifetime, cover);
-        covers.put(seq, key);
-        try {
-            service.budget().arm(new CoverArm(key, oldest.getValue()));
-        } catch (RuntimeException | Error e) {
-            covers.remove(seq, key);
-            service.callbacks().cancel(key);
-            throw e;
+        for (Map.Entry<Long, Member> oldest : pending.entrySet()) {
+            if (first != null && first.getKey() <= oldest.getKey()) {
+                return; // it runs no later than the oldest member completes (stream order)
+            }
+            long seq = oldest.getKey();
+            long key = service.callbacks().register(context, lifetime, new Cover(seq));
+            covers.put(seq, key);
+            try {
+                service.budget().arm(new CoverArm(key, oldest.getValue()));
+                return;
+            } catch (IllegalStateException closed) { // the deferred arm could not hold the member's event
+                covers.remove(seq, key);
+                service.callbacks().cancel(key);
+            } catch (RuntimeException | Error e) {
+                covers.remove(seq, key);
+                service.callbacks().cancel(key);
+                throw e;
+            }
         }
     }
 
@@ -273,12 +278,23 @@ final class StreamOrder implements EventSweeper.Sweepable {
             return 0;
         }
         int n = done >= 0 ? completeUpTo(ms[done].seq()) : 0;
+        if (n == 0) {
+            settle();
+        }
+        return n; // completions: the sweeper sweeps again, and covers the rest once it stops (settle)
+    }
+
+    /**
+     * The sweeper stops sweeping this order for now: a cover must stand behind the oldest member left (not armed
+     * while the sweeper lingers, which would arm a callback per sweep of a burst). Sweeper thread.
+     */
+    @Override
+    public void settle() {
         try {
             ensureCover();
         } catch (SyncException e) {
             failAll(e); // nothing would wake the members left
         }
-        return n;
     }
 
     /** The index of the newest complete member of {@code ms} (in seq order), or -1; probes O(log n) of them. */

@@ -92,17 +92,17 @@ public final class CudaLatency {
                         int n = (int) Math.min(iterations, Math.max(100, 750_000_000L / Math.max(kernel, 1)));
                         for (var e : strategies.entrySet()) {
                             rows.add(row(md, kernel, inFlight, e.getKey(), q, n, e.getValue()));
-                            save(out, md); // row by row: a run cut short by a device time limit keeps what it measured
+                            save(out, md, rows); // row by row: a run cut short by a device time limit keeps what it measured
                         }
                     }
                     String idle = idleRow(inFlight);
                     System.err.print(idle);
                     md.append(idle);
-                    save(out, md);
+                    save(out, md, rows);
                     others.forEach(Disposable::dispose);
                 }
                 md.append(summary(rows));
-                save(out, md);
+                save(out, md, List.of());
             } finally {
                 defaults.dispose();
                 callbackOnly.dispose();
@@ -114,8 +114,13 @@ public final class CudaLatency {
     }
 
     private static void save(Path out, StringBuilder md) throws IOException {
+        save(out, md, List.of());
+    }
+
+    /** Writes the rows so far, with the goals' table of {@code rows} after them (rewritten as rows are added). */
+    private static void save(Path out, StringBuilder md, List<Row> rows) throws IOException {
         if (out != null) {
-            Files.writeString(out, md.toString());
+            Files.writeString(out, rows.isEmpty() ? md.toString() : md + summary(rows));
         }
     }
 
