@@ -45,7 +45,7 @@ class CudaBurstThroughEngineGpuTest {
         }
         SyncEngine engine = GpuSync.builder().name("burst-" + policy).waitPolicy(policy).build();
         try {
-            queues.forEach(q -> q.launchSpin(400 * MS)); // every event below completes when its kernel ends
+            queues.forEach(q -> q.launchSpin(1_000 * MS)); // every event below completes when its kernel ends
             CountDownLatch kept = new CountDownLatch(500);
             Queue<Throwable> errors = new ConcurrentLinkedQueue<>();
             Queue<SyncPoint> signalledCancelled = new ConcurrentLinkedQueue<>();
