@@ -64,13 +64,14 @@ final class EventSweeper {
 
     /** Asks for a sweep of {@code order}, and with {@code siblings} a check of its context's deferred orders. */
     void request(StreamOrder order, boolean siblings) {
-        if (siblings && !deferredCovers.isEmpty()) {
-            siblingChecks.add(order.context());
-        }
+        boolean news = siblings && !deferredCovers.isEmpty() && siblingChecks.add(order.context());
         if (order.queued.compareAndSet(false, true)) {
             requests.add(order);
+            news = true;
         }
-        thread.wake();
+        if (news) {
+            thread.wake(); // else already asked for: no second unpark
+        }
     }
 
     /**
@@ -78,8 +79,7 @@ final class EventSweeper {
      * deferred covers, if there are any (else nothing: no wake-up).
      */
     void callbackRan(long context) {
-        if (!deferredCovers.isEmpty()) {
-            siblingChecks.add(context);
+        if (!deferredCovers.isEmpty() && siblingChecks.add(context)) {
             thread.wake();
         }
     }

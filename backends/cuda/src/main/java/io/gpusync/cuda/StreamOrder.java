@@ -38,8 +38,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p><b>Threading.</b> Thread-safe. {@link #join} runs on the registering thread (it may arm the cover: driver
  * calls, never blocking for room); a cover's {@code fire} runs on a driver thread and only completes members and
- * hands over; probes and the release of members' holds on their events run on the sweeper thread only, so an
- * event is never released while it is probed.
+ * hands over; probes run on the sweeper thread only, and a member's hold on its event is dropped only when no
+ * sweep can be probing it ({@link #release}), so an event is never released while it is probed.
  */
 final class StreamOrder implements EventSweeper.Sweepable {
     /** One waited-on event of the stream. */
@@ -83,6 +83,8 @@ final class StreamOrder implements EventSweeper.Sweepable {
     private final ConcurrentSkipListMap<Long, Long> covers = new ConcurrentSkipListMap<>();
     /** The newest sequence number known complete. */
     private final AtomicLong completedUpTo = new AtomicLong();
+    /** A sweep is probing members of a snapshot: holds of members that leave meanwhile are dropped after it. */
+    private volatile boolean probing;
     /** Members that left the order whose hold the sweeper thread still has to drop. */
     private final ConcurrentLinkedQueue<Member> retired = new ConcurrentLinkedQueue<>();
     /** Covers of this order deferred by the budget (no stream callback in flight for them). */
@@ -147,7 +149,7 @@ final class StreamOrder implements EventSweeper.Sweepable {
             ensureCover();
         } catch (RuntimeException | Error e) {
             if (pending.remove(m.seq(), m)) {
-                retire(m);
+                release(m);
             }
             if (e instanceof SyncException se && se.kind() == io.gpusync.ErrorKind.FATAL) {
                 failAll(se);
@@ -200,7 +202,7 @@ final class StreamOrder implements EventSweeper.Sweepable {
                     System.getLogger(StreamOrder.class.getName()).log(System.Logger.Level.WARNING,
                             "completing a CUDA event wait threw", t);
                 }
-                retire(e.getValue());
+                release(e.getValue());
             }
         }
         for (Map.Entry<Long, Long> c : covers.headMap(seq, true).entrySet()) {
@@ -221,7 +223,7 @@ final class StreamOrder implements EventSweeper.Sweepable {
                     System.getLogger(StreamOrder.class.getName()).log(System.Logger.Level.WARNING,
                             "failing a CUDA event wait threw", t);
                 }
-                retire(e.getValue());
+                release(e.getValue());
             }
         }
         for (Map.Entry<Long, Long> c : covers.entrySet()) {
@@ -231,9 +233,18 @@ final class StreamOrder implements EventSweeper.Sweepable {
         }
     }
 
-    private void retire(Member m) {
-        retired.add(m);
-        service.sweeper().request(this, false);
+    /**
+     * {@code m} left the order: its hold on its event is dropped now, or — while a sweep may be probing it — by the
+     * sweeper once its probes are done. (The removal from {@link #pending} comes first and {@link #probing} is read
+     * after it, while a sweep sets the flag before it takes its snapshot: one of the two sees the other.)
+     */
+    private void release(Member m) {
+        if (probing) {
+            retired.add(m);
+            service.sweeper().request(this, false);
+        } else {
+            m.leave();
+        }
     }
 
     /** Drops the holds of members that left the order. Sweeper thread only (never during a probe). */
@@ -255,27 +266,33 @@ final class StreamOrder implements EventSweeper.Sweepable {
     public int sweep(boolean onlyIfOldestComplete) {
         for (Map.Entry<Long, Member> e : pending.entrySet()) {
             if (!e.getValue().wanted() && pending.remove(e.getKey(), e.getValue())) {
-                retire(e.getValue());
                 try {
-                    e.getValue().dropped();
+                    e.getValue().dropped(); // first: a waiter that came meanwhile rejoins with a hold of its own
                 } catch (RuntimeException ignored) {
                     // a rejoin that failed has failed its waiters
+                } finally {
+                    e.getValue().leave(); // not probing now: no snapshot holds it
                 }
             }
         }
-        Member[] ms = pending.values().toArray(new Member[0]);
-        if (ms.length == 0) {
-            return 0;
-        }
         int done;
+        Member[] ms;
+        probing = true;
         try {
+            ms = pending.values().toArray(new Member[0]);
+            if (ms.length == 0) {
+                return 0;
+            }
             done = newestComplete(ms, onlyIfOldestComplete);
         } catch (SyncException e) {
+            probing = false;
             if (e.kind() == io.gpusync.ErrorKind.FATAL && !(e instanceof SyncCancelledException)) {
                 service.callbacks().failContext(context.address(), e); // sticky: every wait of the context
             }
             failAll(e);
             return 0;
+        } finally {
+            probing = false;
         }
         int n = done >= 0 ? completeUpTo(ms[done].seq()) : 0;
         if (n == 0) {
@@ -336,7 +353,11 @@ final class StreamOrder implements EventSweeper.Sweepable {
         public void fire() {
             covers.remove(seq);
             completeUpTo(seq);
-            service.sweeper().request(StreamOrder.this, true);
+            if (!pending.isEmpty() || !retired.isEmpty()) {
+                service.sweeper().request(StreamOrder.this, true);
+            } else {
+                service.sweeper().callbackRan(context.address()); // nothing left here: only deferred siblings, if any
+            }
         }
 
         @Override

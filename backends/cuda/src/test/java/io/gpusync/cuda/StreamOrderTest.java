@@ -37,6 +37,8 @@ class StreamOrderTest {
         volatile SyncException probeError;
         volatile long armedKey;
         final AtomicInteger probes = new AtomicInteger();
+        /** Probes made while nothing held the event (it could have been destroyed meanwhile). */
+        final AtomicInteger probesUnheld = new AtomicInteger();
         final AtomicInteger holds = new AtomicInteger();
         final AtomicInteger completions = new AtomicInteger();
         volatile SyncException failure;
@@ -54,6 +56,9 @@ class StreamOrderTest {
         @Override
         public boolean complete() {
             probes.incrementAndGet();
+            if (holds.get() <= 0) {
+                probesUnheld.incrementAndGet();
+            }
             if (probeError != null) {
                 throw probeError;
             }
@@ -213,6 +218,51 @@ class StreamOrderTest {
         assertThat(await(() -> all.stream().allMatch(e -> e.completions.get() == 1), 5_000))
                 .as("every event of every stream completed").isTrue();
         assertThat(await(() -> cuda.budget().deferred() == 0, 5_000)).as("deferred covers dropped").isTrue();
+    }
+
+    @Test
+    void aLoneWaitThatItsCoverCompletesWakesNoOtherThread() throws InterruptedException {
+        StreamOrder order = new StreamOrder(cuda, CONTEXT, null);
+        Event e = waitedOn(order, 1).getFirst();
+        e.done = true;
+
+        e.coverRuns();
+
+        assertThat(e.completions.get()).isEqualTo(1);
+        assertThat(e.holds.get()).as("its hold, dropped at once").isZero();
+        assertThat(cuda.sweeper().thread()).as("the sweeper, never needed").isNull();
+    }
+
+    @Test
+    void noEventIsProbedAfterItsHoldWasDroppedWhileCoversCompleteWaitsConcurrently() throws InterruptedException {
+        StreamOrder order = new StreamOrder(cuda, CONTEXT, null);
+        List<Event> es = waitedOn(order, 2_000);
+        Thread stream = Thread.ofPlatform().start(() -> { // the GPU runs on while covers run and sweeps probe
+            for (int i = 0; i < es.size(); i++) {
+                es.get(i).done = true;
+                if (i % 50 == 0) {
+                    Thread.yield();
+                }
+            }
+        });
+        long until = System.nanoTime() + 10_000_000_000L;
+        while (order.pending() > 0 && System.nanoTime() < until) {
+            for (Event e : es) {
+                if (e.armedKey != 0 && cuda.callbacks().registered(e.armedKey)) {
+                    long key = e.armedKey;
+                    if (e.done) {
+                        cuda.budget().streamCallbackRan(key);
+                        cuda.callbacks().fireKey(key);
+                    }
+                }
+            }
+            Thread.onSpinWait();
+        }
+        stream.join();
+        assertThat(order.pending()).isZero();
+        assertThat(es).allMatch(e -> e.completions.get() == 1);
+        assertThat(es.stream().mapToInt(e -> e.probesUnheld.get()).sum()).as("probes of events nothing held").isZero();
+        assertThat(await(() -> es.stream().allMatch(e -> e.holds.get() == 0), 5_000)).as("every hold dropped").isTrue();
     }
 
     @Test
