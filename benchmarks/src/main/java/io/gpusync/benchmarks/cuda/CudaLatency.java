@@ -164,9 +164,9 @@ public final class CudaLatency {
      * ≤ 1.05× BlockingSync at ≤ 0.05 cores).
      */
     private static String summary(List<Row> rows) {
-        StringBuilder b = new StringBuilder("\n| kernel | in flight | BlockingSync p50 µs | LOW_CPU p50 µs | LOW_CPU / BlockingSync"
-                + " | LOW_CPU cores | default p50 µs | default / BlockingSync | default cores | LOW_CPU ≤ 1.05× at ≤ 0.05 cores |\n"
-                + "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        StringBuilder b = new StringBuilder("\n| kernel | in flight | BlockingSync p50 µs | BlockingSync cores | LOW_CPU p50 µs"
+                + " | LOW_CPU / BlockingSync | LOW_CPU cores | default p50 µs | default / BlockingSync | default cores"
+                + " | LOW_CPU ≤ 1.05× at ≤ 0.05 cores |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (Row base : rows) {
             if (!base.strategy().equals(BLOCKING_SYNC)) {
                 continue;
@@ -177,8 +177,9 @@ public final class CudaLatency {
                 continue;
             }
             double lowRatio = low.p50Nanos() / base.p50Nanos();
-            b.append(String.format("| %s | %,d | %.1f | %.1f | %.2f× | %.3f | %.1f | %.2f× | %.3f | %s |%n",
-                    kernelLabel(base.kernel()), base.inFlight(), base.p50Nanos() / 1e3, low.p50Nanos() / 1e3, lowRatio,
+            b.append(String.format("| %s | %,d | %.1f | %.3f | %.1f | %.2f× | %.3f | %.1f | %.2f× | %.3f | %s |%n",
+                    kernelLabel(base.kernel()), base.inFlight(), base.p50Nanos() / 1e3, base.cores(), low.p50Nanos() / 1e3,
+                    lowRatio,
                     low.cores(), def.p50Nanos() / 1e3, def.p50Nanos() / base.p50Nanos(), def.cores(),
                     lowRatio <= 1.05 && low.cores() <= 0.05 ? "met" : "missed"));
         }
