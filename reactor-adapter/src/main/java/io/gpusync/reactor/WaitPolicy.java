@@ -17,7 +17,8 @@ package io.gpusync.reactor;
  * </ul>
  *
  * <p>{@link SyncEngine.Builder#spinBudget} sets the budget directly (zero is {@link #LOW_CPU}); whichever of the two
- * is called last wins.
+ * is called last wins. A policy is fixed when the engine is built. Neither policy changes how a wait is cancelled
+ * (at once, on the cancelling thread) or where it completes ({@link WaitPath}); neither ever blocks an event loop.
  */
 public enum WaitPolicy {
     /** Spin, then learned windows, then the callback: the soonest wake-up, at the pollers' CPU. */
