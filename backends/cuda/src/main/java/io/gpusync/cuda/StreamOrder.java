@@ -131,8 +131,8 @@ final class StreamOrder implements EventSweeper.Sweepable {
 
     /**
      * {@code m} is waited on: joins the order and makes sure a cover stands at or before the oldest member. If arming
-     * the cover throws, {@code m} is out of the order again and the exception propagates (members already waiting
-     * fail with it if it is fatal).
+     * the cover throws, {@code m} is out of the order again and the exception propagates; members already waiting
+     * fail with it (a driver error), since no cover would wake them.
      */
     void join(Member m) {
         m.hold();
@@ -151,8 +151,8 @@ final class StreamOrder implements EventSweeper.Sweepable {
             if (pending.remove(m.seq(), m)) {
                 release(m);
             }
-            if (e instanceof SyncException se && se.kind() == io.gpusync.ErrorKind.FATAL) {
-                failAll(se);
+            if (e instanceof SyncException se) {
+                failAll(se); // no cover could be armed: nothing would wake the members already waiting
             }
             throw e;
         }
