@@ -441,7 +441,7 @@ public final class SyncEngine implements Disposable {
         private int waiterThreads = 16;
         private int pollerThreads = 1;
         private Duration blockingSlice = Duration.ofMillis(5);
-        private Duration spinBudget = Duration.ofNanos(50_000);
+        private Duration spinBudget = WaitPolicy.LOW_LATENCY.spinBudget();
         private Supplier<IdleStrategy> idleStrategy;
         private Scheduler deliverOn;
         private Scheduler timer;
@@ -531,9 +531,7 @@ public final class SyncEngine implements Disposable {
 
         /** {@link WaitPolicy#LOW_LATENCY} (the default: a 50 µs spin budget) or {@link WaitPolicy#LOW_CPU} (none). */
         public Builder waitPolicy(WaitPolicy policy) {
-            this.spinBudget = Objects.requireNonNull(policy, "policy") == WaitPolicy.LOW_CPU
-                    ? Duration.ZERO : Duration.ofNanos(50_000);
-            return this;
+            return spinBudget(Objects.requireNonNull(policy, "policy").spinBudget());
         }
 
         /**

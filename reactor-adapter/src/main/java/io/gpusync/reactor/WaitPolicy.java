@@ -22,7 +22,18 @@ package io.gpusync.reactor;
  */
 public enum WaitPolicy {
     /** Spin, then learned windows, then the callback: the soonest wake-up, at the pollers' CPU. */
-    LOW_LATENCY,
+    LOW_LATENCY(java.time.Duration.ofNanos(50_000)),
     /** The callback at once: no polling, a wake-up as soon as the driver calls back. */
-    LOW_CPU
+    LOW_CPU(java.time.Duration.ZERO);
+
+    private final java.time.Duration spinBudget;
+
+    WaitPolicy(java.time.Duration spinBudget) {
+        this.spinBudget = spinBudget;
+    }
+
+    /** The spin budget that stands for this policy ({@link SyncEngine.Builder#spinBudget}). */
+    java.time.Duration spinBudget() {
+        return spinBudget;
+    }
 }
