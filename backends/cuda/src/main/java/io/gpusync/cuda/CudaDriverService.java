@@ -26,7 +26,7 @@ final class CudaDriverService implements AutoCloseable {
     private final StreamCallbacks callbacks;
     private final StreamCallbackBudget budget;
     private final CudaFaultWatch faultWatch;
-    private final EventSweeper sweeper = new EventSweeper();
+    private final EventSweeper sweeper = new EventSweeper(EventSweeper.configuredLinger());
     private final GatedWaits gatedWaits = new GatedWaits();
     private final PinnedReaper reaper = new PinnedReaper();
     private final ConcurrentHashMap<Integer, PinnedWordPool> pinnedPools = new ConcurrentHashMap<>();

@@ -19,9 +19,10 @@ import java.util.concurrent.locks.LockSupport;
  * last one completed something.
  *
  * <p><b>Linger.</b> A sweep that completed members re-sweeps its order on every pass, spinning, until
- * {@link #LINGER_NANOS} pass with nothing new: while a burst completes, completions are collected as fast as the
- * probes allow, with no rate limit; once it is over the thread parks again. Its CPU is therefore spent only while
- * completions keep coming.
+ * {@link #LINGER_NANOS} pass with nothing new (system property {@value #LINGER_PROPERTY}; 0 turns lingering off):
+ * while a burst completes, completions are collected as fast as the probes allow, with no rate limit; once it is
+ * over the thread parks again. Its CPU is therefore spent only while completions keep coming — under a sustained
+ * stream of completions faster than callbacks, up to one core.
  *
  * <p>Thread-safe; {@link #request} and {@link #deferred} never block (driver threads call them).
  */
@@ -47,8 +48,10 @@ final class EventSweeper {
         }
     }
 
-    /** How long an order that yielded completions keeps being swept after its last productive sweep. */
+    /** How long an order that yielded completions keeps being swept after its last productive sweep (default). */
     static final long LINGER_NANOS = 50_000L;
+    /** The system property that sets the linger in ns; 0: one sweep per callback, no spinning. */
+    static final String LINGER_PROPERTY = "gpusync.cuda.sweepLingerNanos";
     /** The shortest interval between two sibling checks of one context that found nothing. */
     static final long SIBLING_NANOS = 200_000L;
     private static final System.Logger LOG = System.getLogger(EventSweeper.class.getName());
@@ -61,6 +64,16 @@ final class EventSweeper {
     // sweeper thread only
     private final Map<Sweepable, Long> lingering = new java.util.HashMap<>();
     private final Map<Long, Long> nextSiblingCheck = new java.util.HashMap<>();
+    private final long lingerNanos;
+
+    EventSweeper(long lingerNanos) {
+        this.lingerNanos = Math.max(0, lingerNanos);
+    }
+
+    /** The linger the system property sets ({@value #LINGER_NANOS} ns if unset). */
+    static long configuredLinger() {
+        return Long.getLong(LINGER_PROPERTY, LINGER_NANOS);
+    }
 
     /** Asks for a sweep of {@code order}, and with {@code siblings} a check of its context's deferred orders. */
     void request(StreamOrder order, boolean siblings) {
@@ -142,7 +155,7 @@ final class EventSweeper {
                     it.remove();
                     e.getKey().settle();
                 } else if (e.getKey().sweep(false) > 0) {
-                    e.setValue(System.nanoTime() + LINGER_NANOS);
+                    e.setValue(System.nanoTime() + lingerNanos);
                 }
             }
         }
@@ -180,7 +193,11 @@ final class EventSweeper {
     private int sweep(Sweepable o, boolean onlyIfOldestComplete) {
         int n = o.sweep(onlyIfOldestComplete);
         if (n > 0) {
-            lingering.put(o, System.nanoTime() + LINGER_NANOS);
+            if (lingerNanos > 0) {
+                lingering.put(o, System.nanoTime() + lingerNanos);
+            } else {
+                o.settle(); // no linger: covered again at once, the next callback sweeps again
+            }
         }
         return n;
     }
