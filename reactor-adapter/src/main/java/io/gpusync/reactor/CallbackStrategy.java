@@ -20,8 +20,8 @@ import java.util.concurrent.Executor;
 final class CallbackStrategy implements WaitStrategy {
     private final Executor handoff;
 
-    CallbackStrategy(Executor handoff) {
-        this.handoff = handoff;
+    CallbackStrategy(Executor loops) {
+        this.handoff = new LoopHandOff(loops);
     }
 
     @Override
@@ -68,17 +68,7 @@ final class CallbackStrategy implements WaitStrategy {
             if (pending.isDone()) {
                 return; // cancelled, timed out or disposed meanwhile: nothing to hand over
             }
-            try {
-                handoff.execute(task);
-                return;
-            } catch (RuntimeException refused) {
-                // the loops are shutting down (a user's group, or the engine's during dispose)
-            }
-            try {
-                Schedulers.boundedElastic().schedule(task);
-            } catch (RuntimeException refusedToo) {
-                task.run(); // last resort: late on the driver's thread beats never
-            }
+            handoff.execute(task); // never refuses: LoopHandOff falls back itself
         }
     }
 }

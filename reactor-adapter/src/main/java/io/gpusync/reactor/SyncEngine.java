@@ -441,7 +441,7 @@ public final class SyncEngine implements Disposable {
         private int waiterThreads = 16;
         private int pollerThreads = 1;
         private Duration blockingSlice = Duration.ofMillis(5);
-        private Duration spinBudget = Duration.ofNanos(50_000);
+        private Duration spinBudget = WaitPolicy.LOW_LATENCY.spinBudget();
         private Supplier<IdleStrategy> idleStrategy;
         private Scheduler deliverOn;
         private Scheduler timer;
@@ -522,18 +522,19 @@ public final class SyncEngine implements Disposable {
         }
 
         /**
-         * How long a poller spins after activity before parking (default 50 µs); the spin is per poller
-         * thread, so the total is bounded by {@code pollerThreads} cores, whatever the number of waits. It is also
-         * how long a {@link WaitPath#SPIN_THEN_CALLBACK} wait is probed before its callback is registered; zero
-         * means no spinning at all: such waits go to their callback at once, and no poller probes or watches them
-         * (not even through a learned window of their source, which a non-zero budget allows).
-         */
+         * How long a poller spins after activity before parking (default 50 µs, per poller thread) and a {@link
+         * WaitPath#SPIN_THEN_CALLBACK} wait is probed before its callback; zero is {@link WaitPolicy#LOW_CPU}. */
         public Builder spinBudget(Duration budget) {
             if (Objects.requireNonNull(budget, "spinBudget").isNegative()) {
                 throw new IllegalArgumentException("spinBudget must not be negative: " + budget);
             }
             this.spinBudget = budget;
             return this;
+        }
+
+        /** {@link WaitPolicy#LOW_LATENCY} (the default: a 50 µs spin budget) or {@link WaitPolicy#LOW_CPU} (none). */
+        public Builder waitPolicy(WaitPolicy policy) {
+            return spinBudget(Objects.requireNonNull(policy, "policy").spinBudget());
         }
 
         /**

@@ -60,7 +60,7 @@ public enum WaitPath {
      * (for CUDA no stream callback, for OpenCL no {@code clSetEventCallback}), and is handed over only if the window
      * closes first; a handed-over wait is still probed now and then (a quarter of its age) for a few ms, so a late
      * callback (some drivers deliver theirs well after the status changes) does not set its wake latency. Sources are waiter classes, per engine
-     * poller thread. With a zero spin budget ({@code SyncEngine.Builder.spinBudget(Duration.ZERO)}) such waits go to
+     * poller thread. With {@link WaitPolicy#LOW_CPU} (a zero spin budget, {@code SyncEngine.Builder.spinBudget(Duration.ZERO)}) such waits go to
      * their callback at once and no poller touches them.
      */
     SPIN_THEN_CALLBACK

@@ -39,6 +39,44 @@ class SpinThenCallbackTest {
         }
     }
 
+    @Test
+    void underTheLowCpuPolicyAWaitGoesToItsCallbackAtOnceAndNoPollerProbesIt() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        SyncEngine engine = GpuSync.builder().name("low-cpu").waitPolicy(WaitPolicy.LOW_CPU)
+                .meterRegistry(registry).build();
+        try {
+            CpuTimeline timeline = new CpuTimeline();
+            StepVerifier.create(engine.await(HostWaiters.cheapProbeWithCallback(timeline.at(1)), Duration.ofSeconds(5)))
+                    .expectSubscription()
+                    .then(() -> assertThat(timeline.pendingWaits()).as("its callback, registered at subscription")
+                            .isEqualTo(1))
+                    .expectNoEvent(Duration.ofMillis(100))
+                    .then(() -> assertThat(Thread.getAllStackTraces().keySet()).as("no poller thread was ever needed")
+                            .noneMatch(t -> t.getName().startsWith("gpusync-low-cpu-poller")))
+                    .then(() -> timeline.signal(1))
+                    .verifyComplete();
+            assertThat(completed(registry, "callback")).isEqualTo(1);
+        } finally {
+            engine.dispose();
+        }
+    }
+
+    @Test
+    void theLowLatencyPolicyIsTheDefaultSpinBudget() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        SyncEngine engine = GpuSync.builder().name("low-latency").waitPolicy(WaitPolicy.LOW_CPU)
+                .waitPolicy(WaitPolicy.LOW_LATENCY).meterRegistry(registry).build();
+        try {
+            CpuTimeline timeline = new CpuTimeline();
+            StepVerifier.create(engine.await(HostWaiters.cheapProbeWithCallback(timeline.at(1)), Duration.ofSeconds(5)))
+                    .then(() -> timeline.signal(1))
+                    .verifyComplete();
+            assertThat(registry.get("gpusync.waits").tag("path", "spin_then_callback").counters()).isNotEmpty();
+        } finally {
+            engine.dispose();
+        }
+    }
+
     private static double completed(SimpleMeterRegistry registry, String path) {
         return registry.get("gpusync.waits").tag("path", path).tag("outcome", "completed").counter().count();
     }

@@ -8,7 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The CUDA driver as this process shares it: whether it loaded, the stream callbacks in flight and their room
- * behind event waits, the armer and the fault watch that serve them, the pinned timeline words and their reaper,
+ * behind event waits, the armer, the sweeper and the fault watch that serve them, the pinned timeline words and their reaper,
  * and the external-semaphore waits that gate semaphore destroys. The driver is one per process, so this state is
  * too: {@link #get()} returns the process's service (held by {@link ProcessServices}); tests may make fresh ones.
  * Components receive the service they belong to and reach their siblings through it.
@@ -26,6 +26,7 @@ final class CudaDriverService implements AutoCloseable {
     private final StreamCallbacks callbacks;
     private final StreamCallbackBudget budget;
     private final CudaFaultWatch faultWatch;
+    private final EventSweeper sweeper = new EventSweeper(EventSweeper.configuredLinger());
     private final GatedWaits gatedWaits = new GatedWaits();
     private final PinnedReaper reaper = new PinnedReaper();
     private final ConcurrentHashMap<Integer, PinnedWordPool> pinnedPools = new ConcurrentHashMap<>();
@@ -57,6 +58,10 @@ final class CudaDriverService implements AutoCloseable {
         return budget;
     }
 
+    EventSweeper sweeper() {
+        return sweeper;
+    }
+
     CudaFaultWatch faultWatch() {
         return faultWatch;
     }
@@ -79,6 +84,7 @@ final class CudaDriverService implements AutoCloseable {
     public void close() {
         budget.close();
         faultWatch.close();
+        sweeper.close();
     }
 
     /** Whether {@link #ensureDriver()} has succeeded. */

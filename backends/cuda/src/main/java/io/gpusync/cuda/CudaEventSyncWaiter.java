@@ -61,13 +61,22 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
 
     CudaEventSyncWaiter(CudaDriverService service, MemorySegment event, MemorySegment context, int device,
                         NativeAnchor anchor, ProducerLifetime lifetime) {
+        this(service, event, context, device, anchor, lifetime, null, 0);
+    }
+
+    /**
+     * An event recorded by gpusync on a stream it owns, as the {@code seq}-th event of {@code order} (null: an event
+     * of its own): its waits are served by the stream's order ({@link StreamOrder}).
+     */
+    CudaEventSyncWaiter(CudaDriverService service, MemorySegment event, MemorySegment context, int device,
+                        NativeAnchor anchor, ProducerLifetime lifetime, StreamOrder order, long seq) {
         this.service = Objects.requireNonNull(service, "service");
         this.event = Objects.requireNonNull(event, "event");
         this.context = Objects.requireNonNull(context, "context");
         this.device = device;
         this.claim = anchor.claim(this);
         this.lifetime = lifetime;
-        this.wakeup = new EventWakeup(service, this.event, this.context, lifetime, claim, this::query);
+        this.wakeup = new EventWakeup(service, this.event, this.context, lifetime, claim, this::query, order, seq);
     }
 
     /** The release action of an owned event; captures handles only, never the waiter. */

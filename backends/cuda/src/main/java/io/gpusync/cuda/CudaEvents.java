@@ -104,6 +104,15 @@ public final class CudaEvents {
      */
     static SyncPoint.CudaEvent record(MemorySegment stream, MemorySegment context, ProducerLifetime lifetime,
                                       Runnable afterRelease) {
+        return record(stream, context, lifetime, afterRelease, null);
+    }
+
+    /**
+     * {@link #record(MemorySegment, MemorySegment, ProducerLifetime, Runnable)} on a stream gpusync owns: the event
+     * joins {@code order} (null: none) as its next member, numbered here, so call it under the producer's lock.
+     */
+    static SyncPoint.CudaEvent record(MemorySegment stream, MemorySegment context, ProducerLifetime lifetime,
+                                      Runnable afterRelease, StreamOrder order) {
         java.util.Objects.requireNonNull(stream, "stream");
         CudaDriver.ensure();
         MemorySegment ctx = CudaDriver.contextOrCurrent(context, "CudaEvents.record");
@@ -133,7 +142,7 @@ public final class CudaEvents {
             MemorySegment c = MemorySegment.ofAddress(ctx.address());
             int device = dev.get(ValueLayout.JAVA_INT, 0);
             return new SyncPoint.CudaEvent(ev, c, device, new CudaEventSyncWaiter(CudaDriverService.get(), ev, c, device,
-                    anchor, lifetime));
+                    anchor, lifetime, order, order != null ? order.nextSeq() : 0));
         }
     }
 

@@ -43,6 +43,8 @@ public final class CudaProducers {
         private final CudaHostTimeline timeline;
         private final String deviceName;
         private final ProducerLifetime lifetime;
+        /** The events this queue's stream recorded that are waited on, in record order. */
+        private final StreamOrder order;
         /** This queue's hold on the primary context; every point it mints holds it too, until released. */
         private final NativeAnchor.Claim contextHold;
         private boolean closed;
@@ -70,6 +72,7 @@ public final class CudaProducers {
                 }
             }
             this.lifetime = new ProducerLifetime(CudaDriverService.get(), this.toString());
+            this.order = new StreamOrder(CudaDriverService.get(), context, lifetime);
             contextHold.enter(); // the timeline's hold, dropped after its events are destroyed
             try {
                 this.timeline = CudaHostTimeline.create(context, contextHold::exit);
@@ -108,6 +111,11 @@ public final class CudaProducers {
             return stream;
         }
 
+        /** The order of this queue's waited-on events (tests). */
+        StreamOrder order() {
+            return order;
+        }
+
         /** The host-memory timeline advanced by {@link #advanceTimeline()}. */
         public CudaHostTimeline timeline() {
             return timeline;
@@ -130,7 +138,7 @@ public final class CudaProducers {
             requireOpen();
             contextHold.enter(); // dropped once the event is destroyed
             try {
-                return CudaEvents.record(stream, context, lifetime, contextHold::exit);
+                return CudaEvents.record(stream, context, lifetime, contextHold::exit, order);
             } catch (RuntimeException e) {
                 contextHold.exit();
                 throw e;

@@ -21,8 +21,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * or its producer closes ({@link StreamCallbacks.Slot#fail}), every waker fails. Whoever removes a waker from the
  * set owns its outcome, so each fires, fails or is withdrawn exactly once. Thread-safe; the callback's side only
  * hands over.
+ *
+ * <p>An event recorded by gpusync on a stream it owns has an {@link StreamOrder}: while anyone waits, the wake-up is a
+ * member of its stream's order instead of arming a callback of its own, and the order's cover and sweeps fire it.
  */
-final class EventWakeup implements StreamCallbacks.Slot {
+final class EventWakeup implements StreamCallbacks.Slot, StreamOrder.Member {
     /** One registered wait. Runs on a driver thread (fire) or the fault watch / closing thread (fail). */
     interface Waker {
         void fire();
@@ -41,9 +44,23 @@ final class EventWakeup implements StreamCallbacks.Slot {
     private final Set<Waker> wakers = ConcurrentHashMap.newKeySet();
     /** A stream callback is outstanding. No lock: the stream callback's side must never wait for an arming thread. */
     private final AtomicBoolean armed = new AtomicBoolean();
+    /** The order of the owned stream that recorded the event, or null: then the event has a callback of its own. */
+    private final StreamOrder order;
+    private final long seq;
 
     EventWakeup(CudaDriverService service, MemorySegment event, MemorySegment context, ProducerLifetime lifetime,
                 NativeAnchor.Claim claim, java.util.function.BooleanSupplier probe) {
+        this(service, event, context, lifetime, claim, probe, null, 0);
+    }
+
+    /**
+     * A wake-up that joins {@code order} (as its {@code seq}-th event) while anyone waits, instead of arming a
+     * stream callback of its own: the order's cover and sweeps complete it.
+     */
+    EventWakeup(CudaDriverService service, MemorySegment event, MemorySegment context, ProducerLifetime lifetime,
+                NativeAnchor.Claim claim, java.util.function.BooleanSupplier probe, StreamOrder order, long seq) {
+        this.order = order;
+        this.seq = seq;
         this.service = service;
         this.event = event;
         this.context = context;
@@ -60,7 +77,20 @@ final class EventWakeup implements StreamCallbacks.Slot {
      */
     Withdrawal add(Waker waker) {
         wakers.add(waker);
-        if (armed.compareAndSet(false, true)) {
+        if (order != null) {
+            if (armed.compareAndSet(false, true)) { // here: "is in the order"
+                try {
+                    order.join(this);
+                } catch (RuntimeException e) {
+                    armed.set(false);
+                    wakers.remove(waker);
+                    if (e instanceof SyncException se) {
+                        fail(se);
+                    }
+                    throw e;
+                }
+            }
+        } else if (armed.compareAndSet(false, true)) {
             long key = service.callbacks().register(context, lifetime, this);
             try {
                 service.budget().arm(new Arm(key));
@@ -119,6 +149,64 @@ final class EventWakeup implements StreamCallbacks.Slot {
                 }
             }
         }
+    }
+
+    // ---- StreamOrder.Member: the wake-up as one event of its stream's order ----
+
+    @Override
+    public long seq() {
+        return seq;
+    }
+
+    @Override
+    public boolean complete() {
+        return probe.getAsBoolean();
+    }
+
+    @Override
+    public void completed() {
+        fire();
+    }
+
+    @Override
+    public void failed(SyncException error) {
+        fail(error);
+    }
+
+    @Override
+    public boolean wanted() {
+        return !wakers.isEmpty();
+    }
+
+    @Override
+    public void dropped() {
+        armed.set(false);
+        if (!wakers.isEmpty() && armed.compareAndSet(false, true)) { // a waiter came while it was being dropped
+            try {
+                order.join(this);
+            } catch (RuntimeException e) {
+                armed.set(false);
+                if (e instanceof SyncException se) {
+                    fail(se);
+                }
+                throw e;
+            }
+        }
+    }
+
+    @Override
+    public void hold() {
+        claim.enter();
+    }
+
+    @Override
+    public void leave() {
+        claim.exit();
+    }
+
+    @Override
+    public void armBehind(long key) {
+        service.callbacks().launchAfterEvent(context, event, key);
     }
 
     /** The arm of this event's stream callback, now or once the driver has room ({@link StreamCallbackBudget}). */

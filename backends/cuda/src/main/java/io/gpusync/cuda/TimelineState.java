@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * the anchor's release action may capture it.
  */
 @SuppressWarnings("try") // the pushed-context resource is used for its scope only
-final class TimelineState {
+final class TimelineState implements EventSweeper.Sweepable {
     private static final System.Logger LOG = System.getLogger(TimelineState.class.getName());
     private static final VarHandle WORD = ValueLayout.JAVA_LONG.varHandle();
     static final long HEALTH_CHECK_INTERVAL_NANOS = 1_000_000L;
@@ -62,6 +62,8 @@ final class TimelineState {
     private volatile SyncException failure;
     /** Set (under the lock) once the release has begun: the events and the word are no longer this state's. */
     private volatile boolean released;
+    /** Covers of this timeline deferred by the budget: while any is, the sweeper reads the word when a callback of the context runs. */
+    private final java.util.concurrent.atomic.AtomicInteger deferredCovers = new java.util.concurrent.atomic.AtomicInteger();
 
     TimelineState(CudaDriverService service, MemorySegment word, long devicePointer, MemorySegment context,
                   int device, PinnedWordPool pool, Runnable afterRelease) {
@@ -146,6 +148,27 @@ final class TimelineState {
             }
         }
         failAll(failure);
+    }
+
+    // ---- the sweeper's side: a deferred cover's timeline is read when another callback of the context runs ----
+
+    @Override
+    public long context() {
+        return context.address();
+    }
+
+    /** Completes every listener the word has reached (reading the word costs ≈ 1 ns). Sweeper thread. */
+    @Override
+    public int sweep(boolean onlyIfOldestComplete) {
+        if (released || listeners.isEmpty()) {
+            return 0;
+        }
+        return completeUpTo(read()); // every value up to the word's has been written
+    }
+
+    @Override
+    public boolean idle() {
+        return released || listeners.isEmpty();
     }
 
     // ---- GPU side (application threads) ----
@@ -337,6 +360,20 @@ final class TimelineState {
             // the word stays mapped while its timeline is not released (the pool frees slabs only with the context)
             return !released && Long.compareUnsigned(read(), value) >= 0;
         }
+
+        @Override
+        public void hold() {
+            if (deferredCovers.getAndIncrement() == 0) {
+                service.sweeper().deferred(TimelineState.this, true);
+            }
+        }
+
+        @Override
+        public void leave() {
+            if (deferredCovers.decrementAndGet() == 0) {
+                service.sweeper().deferred(TimelineState.this, false);
+            }
+        }
     }
 
     private boolean hasListenersAbove(long value) {
@@ -364,14 +401,18 @@ final class TimelineState {
         completeUpTo(notified.get());
     }
 
-    private void completeUpTo(long value) {
-        for (Node n : listeners.headMap(new Node(value, Long.MAX_VALUE, null), true).keySet()) {
+    private int completeUpTo(long value) {
+        int n = 0;
+        for (Node node : listeners.headMap(new Node(value, Long.MAX_VALUE, null), true).keySet()) {
             try {
-                n.complete(null);
+                if (node.complete(null)) {
+                    n++;
+                }
             } catch (RuntimeException | Error t) { // one throwing listener must not strand the others
                 LOG.log(System.Logger.Level.WARNING, "a CUDA timeline listener threw", t);
             }
         }
+        return n;
     }
 
     private void failAll(SyncException e) {
@@ -483,6 +524,7 @@ final class TimelineState {
         public void fire() {
             state.outstandingKeys.remove(key);
             state.reportReached(value);
+            state.service.sweeper().callbackRan(state.context.address()); // deferred covers of the context, if any
         }
 
         @Override

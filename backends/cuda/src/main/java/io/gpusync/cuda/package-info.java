@@ -6,7 +6,11 @@
  *
  * <p><b>Waiting.</b> Probes are one {@code cuEventQuery} or one acquire read of the word. Past a 50 µs spin, waits
  * sit behind CUDA stream callbacks ({@code cuStreamAddCallback}): one per event outstanding, shared by every wait
- * on it, armed on a private stream behind the event; for a timeline, one per covered value. <b>Faults.</b> Unlike a
+ * on it, armed on a private stream behind the event; for a timeline, one per covered value. Events that gpusync
+ * records on a stream it owns ({@code CudaWorkQueue.recordEvent}) share one callback per stream, behind the oldest
+ * waited-on event: when it runs, the {@code gpusync-cuda-sweeper} thread finds the newest finished event of the
+ * stream by a binary search of probes and completes every wait up to it in one pass, again and again while a burst
+ * keeps completing ({@code StreamOrder}). <b>Faults.</b> Unlike a
  * {@code cuLaunchHostFunc} host function, which is never run on a context with a sticky error, a stream callback
  * is called with the error (behind other streams' kernels, closed host gates and event waits alike); a trap may
  * poison the other contexts of the process too. The callback hands the error to the
@@ -44,6 +48,9 @@
  *       contexts gpusync retains itself are not exposed to it</td></tr>
  *   <tr><td>completion (stream callback, on a driver thread)</td><td>none (hands over only; with an error status,
  *       queues it for the fault watch)</td></tr>
+ *   <tr><td>sweep of an owned stream's events ({@code gpusync-cuda-sweeper}, after its callback ran)</td><td>
+ *       {@code cuEventQuery} of O(log n) of the stream's n waited-on events; the next callback's arm as above;
+ *       for a deferred timeline cover of the same context, a read of its word</td></tr>
  *   <tr><td>cancel, timeout, engine {@code dispose()}</td><td>none: the registration's key is removed; the
  *       callback, which cannot be withdrawn, finds nothing when it runs</td></tr>
  *   <tr><td>fault watch</td><td>push, {@code cuStreamQuery(NULL)}, pop per context with waits: after a callback

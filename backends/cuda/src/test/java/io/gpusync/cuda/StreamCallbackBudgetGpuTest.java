@@ -92,7 +92,9 @@ class StreamCallbackBudgetGpuTest {
             Queue<Throwable> errors = new ConcurrentLinkedQueue<>();
             List<SyncPoint> points = new ArrayList<>();
             for (long i = slowDone.getCount(); i > 0; i--) { // every bit of room taken by waits behind 5 s
-                SyncPoint p = slow.recordEvent();
+                // events of the user's own recording (CudaEvents.record): each takes a callback of its own, where the
+                // queue's events (recordEvent) would share one per stream (StreamOrder)
+                SyncPoint p = CudaEvents.record(slow.stream(), slow.context());
                 points.add(p);
                 listen(p, slowDone, errors);
             }

@@ -5,6 +5,7 @@ import io.gpusync.bindings.cuda.Cuda;
 import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
 import io.gpusync.reactor.GpuSync;
 import io.gpusync.reactor.SyncEngine;
+import io.gpusync.reactor.WaitPolicy;
 import reactor.core.Disposable;
 
 import java.io.IOException;
@@ -29,19 +30,24 @@ import java.util.function.Function;
  * issue 5's table, extended for issue 15 (kernels past the spin budget).
  *
  * <pre>
- * bash .device/setup && .device/java io.gpusync.benchmarks.cuda.CudaLatency [iterations] [out.md] [kernels] [in-flight]
- *   e.g. CudaLatency 2000 cuda.md 1us,100us,1ms,10ms 1,1000,10000
+ * bash .device/setup && .device/java io.gpusync.benchmarks.cuda.CudaLatency [iterations] [out.md] [kernels] [in-flight] [queue|user]
+ *   e.g. CudaLatency 1000 cuda.md 1us,100us,1ms,10ms 1,1000
  * </pre>
  *
  * Each iteration launches a one-thread {@code %globaltimer} spin kernel of the given length on an idle stream,
  * records the point, and times from just before the launch to the moment the strategy sees completion (for
  * gpusync: inside {@code onComplete}). Rows of long kernels run fewer iterations (≈ 0.75 s per row, at least
- * 100); the report is rewritten after every row. "In flight" = N − 1 other waits registered with the engine on CUDA events recorded on a second stream
- * behind a kernel that spins for the whole run: past their spin they hold the engine's host-function room and
- * its deferred probing for the whole measurement, and never complete (they are cancelled after their rows). CPU = CPU time of gpusync's
- * threads plus the measuring thread / wall time while the strategy ran (1.0 = one core busy; the driver's own
- * threads are not counted). Raw baselines are what a hand-written Java program would do over the same FFM
- * bindings; the C baselines measured on this kind of machine are quoted in NOTES.md.
+ * 100); the report is rewritten after every row. "In flight" = N − 1 other waits registered with the default engine
+ * on CUDA events recorded on a second stream behind a kernel that spins for the whole run; they never complete
+ * (they are cancelled after their rows). With {@code queue} (the default) those events are the second stream's
+ * {@code CudaWorkQueue.recordEvent()}s, which share one stream callback (the stream's order); with {@code user}
+ * they are {@code CudaEvents.record}s of the stream, one callback each, so they fill the callback room and the
+ * measured waits past their spin are deferred. CPU = CPU time of gpusync's threads plus the measuring thread /
+ * wall time while the strategy ran (1.0 = one core busy; the driver's own threads are not counted). The report
+ * ends with the goals' table: gpusync's event waits under {@code WaitPolicy.LOW_CPU} and the default against a
+ * thread blocked on a BlockingSync event, p50 ratio and cores side by side. Raw baselines are what a hand-written
+ * Java program would do over the same FFM bindings; the C baselines measured on this kind of machine are quoted in
+ * NOTES.md.
  */
 public final class CudaLatency {
     private CudaLatency() {
@@ -51,6 +57,7 @@ public final class CudaLatency {
         int iterations = args.length > 0 ? Integer.parseInt(args[0]) : 2000;
         Path out = args.length > 1 ? Path.of(args[1]) : null;
         long[] kernels = args.length > 2 ? parseKernels(args[2]) : new long[] {1_000};
+        boolean userEvents = args.length > 4 && args[4].equals("user");
         int[] inFlights = args.length > 3
                 ? Arrays.stream(args[3].split(",")).mapToInt(s -> Integer.parseInt(s.trim().replace("_", ""))).toArray()
                 : new int[] {1, 1_000, 10_000};
@@ -59,37 +66,43 @@ public final class CudaLatency {
         try (CudaWorkQueue q = CudaWorkQueue.open(0)) { // opened first: a module load waits for the device to idle
             // one SM kept busy for the whole run: the N - 1 other waits are events recorded behind it, never completing
             background.launchSpin(Duration.ofHours(1).toNanos());
-            md.append("CUDA launch → completion seen, ").append(q.deviceName()).append(", up to ")
+            md.append("CUDA launch → completion seen, ").append(q.deviceName()).append(", in-flight waits on ")
+                    .append(userEvents ? "user-recorded events (a callback each)" : "a queue's events (one callback)")
+                    .append(", up to ")
                     .append(iterations).append(" iterations per row (fewer for long kernels: ≈ 0.75 s per row), ")
                     .append(java.time.LocalDate.now()).append("\n\n");
             md.append("| kernel | in flight | strategy | iterations | p50 µs | p90 µs | p99 µs | CPU of waiting threads (cores) |\n"
                     + "|---:|---:|---|---:|---:|---:|---:|---:|\n");
             SyncEngine defaults = GpuSync.builder().name("cuda-default").build();
-            SyncEngine callbackOnly = GpuSync.builder().name("cuda-callback").spinBudget(Duration.ZERO).build();
+            SyncEngine callbackOnly = GpuSync.builder().name("cuda-callback").waitPolicy(WaitPolicy.LOW_CPU).build();
+            List<Row> rows = new ArrayList<>();
             try {
                 for (int inFlight : inFlights) {
-                    List<Disposable> others = occupy(background, defaults, inFlight - 1);
+                    List<Disposable> others = occupy(background, defaults, inFlight - 1, userEvents);
                     for (long kernel : kernels) {
                         Map<String, Function<CudaWorkQueue, Long>> strategies = new LinkedHashMap<>();
                         strategies.put("raw cuEventQuery spin (1 thread)", qq -> rawQuerySpin(qq, kernel));
                         strategies.put("raw cuEventSynchronize (spinning default)", qq -> rawSynchronize(qq, kernel));
-                        strategies.put("raw BlockingSync event + cuEventSynchronize", qq -> rawBlockingSync(qq, kernel));
+                        strategies.put(BLOCKING_SYNC, qq -> rawBlockingSync(qq, kernel));
                         strategies.put("raw mapped-word spin (host timeline)", qq -> rawTimelineSpin(qq, kernel));
-                        strategies.put("gpusync event (default)", qq -> viaEngine(qq, defaults, false, kernel));
+                        strategies.put(DEFAULT_EVENT, qq -> viaEngine(qq, defaults, false, kernel));
                         strategies.put("gpusync host timeline (default)", qq -> viaEngine(qq, defaults, true, kernel));
-                        strategies.put("gpusync event, no spin (spinBudget 0)", qq -> viaEngine(qq, callbackOnly, false, kernel));
+                        strategies.put(LOW_CPU_EVENT, qq -> viaEngine(qq, callbackOnly, false, kernel));
+                        strategies.put("gpusync host timeline, LOW_CPU", qq -> viaEngine(qq, callbackOnly, true, kernel));
                         int n = (int) Math.min(iterations, Math.max(100, 750_000_000L / Math.max(kernel, 1)));
                         for (var e : strategies.entrySet()) {
-                            row(md, kernel, inFlight, e.getKey(), q, n, e.getValue());
-                            save(out, md); // row by row: a run cut short by a device time limit keeps what it measured
+                            rows.add(row(md, kernel, inFlight, e.getKey(), q, n, e.getValue()));
+                            save(out, md, rows); // row by row: a run cut short by a device time limit keeps what it measured
                         }
                     }
                     String idle = idleRow(inFlight);
                     System.err.print(idle);
                     md.append(idle);
-                    save(out, md);
+                    save(out, md, rows);
                     others.forEach(Disposable::dispose);
                 }
+                md.append(summary(rows));
+                save(out, md, List.of());
             } finally {
                 defaults.dispose();
                 callbackOnly.dispose();
@@ -101,8 +114,13 @@ public final class CudaLatency {
     }
 
     private static void save(Path out, StringBuilder md) throws IOException {
+        save(out, md, List.of());
+    }
+
+    /** Writes the rows so far, with the goals' table of {@code rows} after them (rewritten as rows are added). */
+    private static void save(Path out, StringBuilder md, List<Row> rows) throws IOException {
         if (out != null) {
-            Files.writeString(out, md.toString());
+            Files.writeString(out, rows.isEmpty() ? md.toString() : md + summary(rows));
         }
     }
 
@@ -122,17 +140,59 @@ public final class CudaLatency {
     }
 
     /** Registers n waits on CUDA events recorded behind the background stream's hour-long kernel (never complete). */
-    private static List<Disposable> occupy(CudaWorkQueue background, SyncEngine engine, int n) {
+    private static List<Disposable> occupy(CudaWorkQueue background, SyncEngine engine, int n, boolean userEvents) {
         List<Disposable> waits = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            SyncPoint.CudaEvent p = background.recordEvent();
+            SyncPoint.CudaEvent p = userEvents ? io.gpusync.cuda.CudaEvents.record(background.stream(), background.context())
+                    : background.recordEvent();
             waits.add(engine.await(p, SyncPoint.FOREVER).subscribe(v -> { }, e -> { }, () -> { }));
         }
         return waits;
     }
 
-    private static void row(StringBuilder md, long kernel, int inFlight, String name, CudaWorkQueue q, int iterations,
-                            Function<CudaWorkQueue, Long> strategy) {
+    private static final String BLOCKING_SYNC = "raw BlockingSync event + cuEventSynchronize";
+    private static final String DEFAULT_EVENT = "gpusync event (default)";
+    private static final String LOW_CPU_EVENT = "gpusync event, LOW_CPU";
+
+    /** One measured row: p50 in ns and the waiting threads' CPU in cores. */
+    private record Row(long kernel, int inFlight, String strategy, double p50Nanos, double cores) {
+    }
+
+    /**
+     * The goals' table: gpusync's event waits, LOW_CPU and default, against a thread blocked on a BlockingSync event,
+     * for each kernel and number in flight — p50 ratio and cores side by side, with the issue's bounds (LOW_CPU: p50
+     * ≤ 1.05× BlockingSync at ≤ 0.05 cores).
+     */
+    private static String summary(List<Row> rows) {
+        StringBuilder b = new StringBuilder("\n| kernel | in flight | BlockingSync p50 µs | BlockingSync cores | LOW_CPU p50 µs"
+                + " | LOW_CPU / BlockingSync | LOW_CPU cores | default p50 µs | default / BlockingSync | default cores"
+                + " | LOW_CPU ≤ 1.05× at ≤ 0.05 cores |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        for (Row base : rows) {
+            if (!base.strategy().equals(BLOCKING_SYNC)) {
+                continue;
+            }
+            Row low = find(rows, base, LOW_CPU_EVENT);
+            Row def = find(rows, base, DEFAULT_EVENT);
+            if (low == null || def == null) {
+                continue;
+            }
+            double lowRatio = low.p50Nanos() / base.p50Nanos();
+            b.append(String.format("| %s | %,d | %.1f | %.3f | %.1f | %.2f× | %.3f | %.1f | %.2f× | %.3f | %s |%n",
+                    kernelLabel(base.kernel()), base.inFlight(), base.p50Nanos() / 1e3, base.cores(), low.p50Nanos() / 1e3,
+                    lowRatio,
+                    low.cores(), def.p50Nanos() / 1e3, def.p50Nanos() / base.p50Nanos(), def.cores(),
+                    lowRatio <= 1.05 && low.cores() <= 0.05 ? "met" : "missed"));
+        }
+        return b.toString();
+    }
+
+    private static Row find(List<Row> rows, Row like, String strategy) {
+        return rows.stream().filter(r -> r.kernel() == like.kernel() && r.inFlight() == like.inFlight()
+                && r.strategy().equals(strategy)).findFirst().orElse(null);
+    }
+
+    private static Row row(StringBuilder md, long kernel, int inFlight, String name, CudaWorkQueue q, int iterations,
+                           Function<CudaWorkQueue, Long> strategy) {
         for (int i = 0; i < Math.min(200, iterations / 10); i++) {
             strategy.apply(q); // warm-up
         }
@@ -146,7 +206,9 @@ public final class CudaLatency {
         Arrays.sort(samples);
         md.append(String.format("| %s | %,d | %s | %,d | %.1f | %.1f | %.1f | %.2f |%n", kernelLabel(kernel), inFlight, name,
                 iterations, pct(samples, 0.50), pct(samples, 0.90), pct(samples, 0.99), cores));
-        System.err.printf("  %6s %,6d in flight  %-45s p50 %.1f µs%n", kernelLabel(kernel), inFlight, name, pct(samples, 0.50));
+        System.err.printf("  %6s %,6d in flight  %-45s p50 %.1f µs  %.3f cores%n", kernelLabel(kernel), inFlight, name,
+                pct(samples, 0.50), cores);
+        return new Row(kernel, inFlight, name, pct(samples, 0.50) * 1e3, cores);
     }
 
     private static String idleRow(int inFlight) throws InterruptedException {

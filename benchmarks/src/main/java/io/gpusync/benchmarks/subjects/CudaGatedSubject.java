@@ -33,7 +33,8 @@ import java.util.concurrent.TimeUnit;
  * <p><b>Deep queues.</b> A point keeps 2–3 commands pending on its stream, and one stream's submission queue holds
  * a few hundred gated points before the driver blocks the enqueue. So a stream spreads its points over
  * <em>lanes</em> ({@value #POINTS_PER_LANE} consecutive points per lane, up to {@value #MAX_LANES} lanes, taken in
- * turn): N = 10,000 pending points use 40 streams. Should a submission queue fill all the same, the enqueue blocks on the host — with nobody left to open the gate, since the harness makes
+ * turn): N = 10,000 pending points use 79 streams — run with {@code CUDA_DEVICE_MAX_CONNECTIONS=32}, so that at most
+ * three lanes share a hardware queue. Should a submission queue fill all the same, the enqueue blocks on the host — with nobody left to open the gate, since the harness makes
  * all points before signalling any. A watchdog therefore opens the gate fully (releasing every pending point)
  * when an enqueue has been stuck for {@value #STUCK_SECONDS} s, and the blocked {@code next()} then throws,
  * naming how many points were pending: the cell fails with that note instead of hanging the harness.
@@ -52,10 +53,14 @@ import java.util.concurrent.TimeUnit;
  */
 public final class CudaGatedSubject implements Subject {
     static final int STUCK_SECONDS = 5;
-    /** Consecutive points per lane (stream): half of what one stream's submission queue holds before the enqueue blocks. */
-    static final int POINTS_PER_LANE = 256;
+    /**
+     * Consecutive points per lane (stream): a quarter of what one stream's submission queue held before the enqueue
+     * blocked (≈ 510 on the H200), so that lanes sharing a hardware queue (more streams than
+     * {@code CUDA_DEVICE_MAX_CONNECTIONS}) stay below it too.
+     */
+    static final int POINTS_PER_LANE = 128;
     /** Lanes opened at the first probe and shared by the streams alive at a time. */
-    static final int MAX_LANES = 48;
+    static final int MAX_LANES = 128;
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     private static final Set<GateStream> LIVE = ConcurrentHashMap.newKeySet();
