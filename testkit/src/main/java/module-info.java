@@ -12,6 +12,12 @@ module io.gpusync.test {
     // producers of real GPU work, one package per backend; a user reads the backends the user's project declares
     requires static io.gpusync.gl;
     requires static io.gpusync.bindings.gl;
+    requires static io.gpusync.d3d12;
+    requires static io.gpusync.bindings.d3d12;
+    requires static io.gpusync.vulkan;
+    requires static io.gpusync.bindings.vulkan;
     exports io.gpusync.test;
     exports io.gpusync.test.gl;
+    exports io.gpusync.test.d3d12;
+    exports io.gpusync.test.vulkan;
 }

@@ -3,7 +3,7 @@ package io.gpusync.internal;
 import io.gpusync.SyncException;
 import io.gpusync.cpu.CpuTimeline;
 import io.gpusync.linux.EventFd;
-import io.gpusync.vulkan.VulkanProducers.VulkanContext;
+import io.gpusync.test.vulkan.VulkanContext;
 
 import java.time.Duration;
 

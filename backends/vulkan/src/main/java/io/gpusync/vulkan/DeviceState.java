@@ -14,7 +14,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
-import io.gpusync.vulkan.VulkanProducers.VulkanContext;
 
 import static io.gpusync.vulkan.VkResults.hex;
 
@@ -26,7 +25,7 @@ import static io.gpusync.vulkan.VkResults.hex;
  * <p>The anchor is held by every open {@link VulkanDevice} view, every waiter, every owned handle (until
  * it is destroyed) and every wait in progress. When the last hold drops, the wait set's wake-up semaphore,
  * the wake semaphore and the submissions' retirement semaphore ({@link SubmissionHolds}) are destroyed and
- * then, for a device gpusync created ({@link VulkanContext}), the device itself.
+ * then the release action it was acquired with runs, if any.
  *
  * <p><b>One state per live device.</b> {@link #acquire} shares the state of an address only while a view
  * of it ({@link VulkanDevice}) is open: the views hold a second anchor, and when the last one is closed (or
@@ -41,7 +40,7 @@ final class DeviceState {
     final NativeAnchor anchor;
     final DeviceWaitSet waitSet;
     final WakeSemaphore wakeSemaphore;
-    /** Holds on owned handles that pending {@code VulkanContext} submissions refer to. */
+    /** Holds on owned handles that pending {@link VulkanDevice#submit} batches refer to. */
     final SubmissionHolds submissions;
     private final NativeAnchor views;
     /** Semaphores and fences gpusync owns (adopted or created), by handle, until their release begins. */

@@ -11,7 +11,7 @@ import io.gpusync.bindings.vulkan.VkSemaphoreCreateInfo;
 import io.gpusync.bindings.vulkan.Vulkan;
 import io.gpusync.cpu.CpuTimeline;
 import io.gpusync.d3d12.D3D12Fences;
-import io.gpusync.d3d12.D3D12Producers.D3D12Device;
+import io.gpusync.test.d3d12.D3D12Device;
 import io.gpusync.gl.EglReusableSync;
 import io.gpusync.test.gl.EglProducer;
 import io.gpusync.linux.EventFd;
@@ -19,7 +19,7 @@ import io.gpusync.linux.SyncFds;
 import io.gpusync.opencl.OpenClProducers.OpenClContext;
 import io.gpusync.opencl.OpenClProducers.OpenClUserEvent;
 import io.gpusync.vulkan.VulkanDevice;
-import io.gpusync.vulkan.VulkanProducers.VulkanContext;
+import io.gpusync.test.vulkan.VulkanContext;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -3,7 +3,7 @@ package com.example.plain;
 import io.gpusync.SyncPoint;
 import io.gpusync.cpu.CpuTimeline;
 import io.gpusync.reactor.GpuSync;
-import io.gpusync.vulkan.VulkanProducers.VulkanContext;
+import io.gpusync.test.vulkan.VulkanContext;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
