@@ -98,11 +98,11 @@ public final class CudaEvents {
     }
 
     /**
-     * {@link #record(MemorySegment, MemorySegment)} for an owned producer: waits fail with
+     * {@link #record(MemorySegment, MemorySegment)} under a {@link CudaPointOwner}: waits fail with
      * {@link io.gpusync.SyncCancelledException} once {@code lifetime} ends, and {@code afterRelease} runs after the
      * event is destroyed (the producer's hold on the context is dropped there).
      */
-    static SyncPoint.CudaEvent record(MemorySegment stream, MemorySegment context, ProducerLifetime lifetime,
+    static SyncPoint.CudaEvent record(MemorySegment stream, MemorySegment context, OwnerLifetime lifetime,
                                       Runnable afterRelease) {
         java.util.Objects.requireNonNull(stream, "stream");
         CudaDriver.ensure();

@@ -33,7 +33,7 @@ final class EventWakeup implements StreamCallbacks.Slot {
     private final CudaDriverService service;
     private final MemorySegment event;
     private final MemorySegment context;
-    private final ProducerLifetime lifetime;
+    private final OwnerLifetime lifetime;
     /** The waiter's hold on the event: a deferred arm keeps the event alive with it. */
     private final NativeAnchor.Claim claim;
     /** One non-blocking probe of the event ({@code cuEventQuery}): how a deferred arm learns it is complete. */
@@ -42,7 +42,7 @@ final class EventWakeup implements StreamCallbacks.Slot {
     /** A stream callback is outstanding. No lock: the stream callback's side must never wait for an arming thread. */
     private final AtomicBoolean armed = new AtomicBoolean();
 
-    EventWakeup(CudaDriverService service, MemorySegment event, MemorySegment context, ProducerLifetime lifetime,
+    EventWakeup(CudaDriverService service, MemorySegment event, MemorySegment context, OwnerLifetime lifetime,
                 NativeAnchor.Claim claim, java.util.function.BooleanSupplier probe) {
         this.service = service;
         this.event = event;

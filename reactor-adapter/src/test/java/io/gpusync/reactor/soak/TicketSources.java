@@ -16,8 +16,8 @@ import io.gpusync.gl.EglReusableSync;
 import io.gpusync.test.gl.EglProducer;
 import io.gpusync.linux.EventFd;
 import io.gpusync.linux.SyncFds;
-import io.gpusync.opencl.OpenClProducers.OpenClContext;
-import io.gpusync.opencl.OpenClProducers.OpenClUserEvent;
+import io.gpusync.test.opencl.OpenClContext;
+import io.gpusync.test.opencl.OpenClUserEvent;
 import io.gpusync.vulkan.VulkanDevice;
 import io.gpusync.test.vulkan.VulkanContext;
 
