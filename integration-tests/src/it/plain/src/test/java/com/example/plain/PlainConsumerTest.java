@@ -17,7 +17,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** A consumer with only the BOM and gpusync-reactor-adapter: no Netty, a host timeline and a Vulkan device. */
+/**
+ * A consumer with only the BOM and gpusync-reactor-adapter (and the test kit for its Vulkan producer): no Netty, a host
+ * timeline and a Vulkan device.
+ */
 class PlainConsumerTest {
 
     @Test
