@@ -183,7 +183,7 @@ class D3D12FencesTest {
             assertThat(D3d12Shim.utilsCreateDevice(deviceOut)).isZero();
             MemorySegment foreignDevice = deviceOut.get(ValueLayout.ADDRESS, 0);
             MemorySegment fenceOut = arena.allocate(ValueLayout.ADDRESS);
-            assertThat(d3d12.createFence(foreignDevice, 0, fenceOut)).isZero();
+            assertThat(D3d12Shim.createFence(foreignDevice, 0, fenceOut)).isZero();
             MemorySegment foreignFence = fenceOut.get(ValueLayout.ADDRESS, 0);
             assertThatThrownBy(() -> D3D12Fences.borrow(foreignFence, 1))
                     .isInstanceOf(SyncInvalidArgumentException.class)

@@ -53,7 +53,7 @@ final class ClEventRelease {
     static final long SWEEP_MILLIS_MAX = 1_000;
     private static final System.Logger LOG = System.getLogger(ClEventRelease.class.getName());
     private static final int CL_COMPLETE = OpenCl.CL_COMPLETE();
-    /** The monitor that status changes through {@link #setUserEventStatus} take, one at a time per process. */
+    /** The monitor that status changes through {@link #setStatus} take, one at a time per process. */
     private static final Object STATUS_CHANGES = new Object();
 
     /** gpusync's references, by event address: one table per process, as the driver is one per process. */
@@ -197,7 +197,7 @@ final class ClEventRelease {
      * command; one change at a time closes that window. Reentrant: listeners running inside the call may end other
      * user events.
      */
-    static int setUserEventStatus(MemorySegment event, int status) {
+    static int setStatus(MemorySegment event, int status) {
         synchronized (STATUS_CHANGES) {
             Ref r = process().refs.get(event.address());
             IntSupplier set = () -> OpenCl.clSetUserEventStatus(event, status);

@@ -110,7 +110,7 @@ public final class OpenClEvents {
     public static void setUserEventStatus(MemorySegment event, int status) {
         Cl.require();
         MemorySegment e = Cl.handle(event, "user cl_event");
-        ClErrors.check(ClEventRelease.setUserEventStatus(e, status), "clSetUserEventStatus(" + status + ")",
+        ClErrors.check(ClEventRelease.setStatus(e, status), "clSetUserEventStatus(" + status + ")",
                 "user cl_event " + Cl.hex(e));
     }
 

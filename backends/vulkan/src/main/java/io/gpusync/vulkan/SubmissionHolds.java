@@ -4,6 +4,7 @@ import io.gpusync.bindings.vulkan.VkSubmitInfo;
 import io.gpusync.bindings.vulkan.VkTimelineSemaphoreSubmitInfo;
 import io.gpusync.bindings.vulkan.Vulkan;
 import io.gpusync.internal.Housekeeping;
+import io.gpusync.internal.NativeArrays;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -36,6 +37,8 @@ import static io.gpusync.vulkan.VkResults.hex;
 final class SubmissionHolds {
     private static final long FIRST_DELAY_NANOS = 1_000_000L;
     private static final long MAX_DELAY_NANOS = 16_000_000L;
+    /** The size of one {@code VkSubmitInfo}. */
+    static final long SUBMIT_INFO_BYTES = VkSubmitInfo.sizeof();
 
     private final DeviceState state;
     private final ArrayDeque<Batch> pending = new ArrayDeque<>(); // guarded by this, in submission order
@@ -93,22 +96,17 @@ final class SubmissionHolds {
     private static long[] named(int submitCount, MemorySegment submits, long fence) {
         List<Long> named = new ArrayList<>();
         named.add(fence);
-        MemorySegment infos = submits.reinterpret(VkSubmitInfo.sizeof() * (long) submitCount);
         for (int i = 0; i < submitCount; i++) {
-            MemorySegment info = VkSubmitInfo.asSlice(infos, i);
-            addAll(named, VkSubmitInfo.pWaitSemaphores(info), VkSubmitInfo.waitSemaphoreCount(info));
-            addAll(named, VkSubmitInfo.pSignalSemaphores(info), VkSubmitInfo.signalSemaphoreCount(info));
-        }
-        return named.stream().mapToLong(Long::longValue).toArray();
-    }
-
-    private static void addAll(List<Long> named, MemorySegment handles, int count) {
-        if (count > 0 && !handles.equals(MemorySegment.NULL)) {
-            MemorySegment array = handles.reinterpret(ValueLayout.JAVA_LONG.byteSize() * count);
-            for (int i = 0; i < count; i++) {
-                named.add(array.getAtIndex(ValueLayout.JAVA_LONG, i));
+            MemorySegment info = VkSubmitInfo.asSlice(submits, i);
+            for (long h : NativeArrays.longs(VkSubmitInfo.pWaitSemaphores(info), VkSubmitInfo.waitSemaphoreCount(info))) {
+                named.add(h);
+            }
+            for (long h : NativeArrays.longs(VkSubmitInfo.pSignalSemaphores(info),
+                    VkSubmitInfo.signalSemaphoreCount(info))) {
+                named.add(h);
             }
         }
+        return named.stream().mapToLong(Long::longValue).toArray();
     }
 
     /** Holds on the handles gpusync owns among {@code handles} (0: none), for the batch that uses them. */

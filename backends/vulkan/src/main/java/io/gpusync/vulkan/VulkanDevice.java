@@ -59,9 +59,8 @@ public final class VulkanDevice implements AutoCloseable {
     private final DeviceState.Acquired claims;
     private final NativeAnchor.Claim claim;
 
-    private VulkanDevice(MemorySegment instance, MemorySegment device, Runnable afterRelease) {
-        this.claims = DeviceState.acquire(this, () -> DeviceFunctions.resolve(instance, device),
-                device.address(), afterRelease);
+    private VulkanDevice(MemorySegment instance, MemorySegment device) {
+        this.claims = DeviceState.acquire(this, () -> DeviceFunctions.resolve(instance, device), device.address());
         this.state = claims.state();
         this.claim = claims.claim();
     }
@@ -79,7 +78,7 @@ public final class VulkanDevice implements AutoCloseable {
         Objects.requireNonNull(device, "device");
         NativeLibraries.require(BackendKind.VULKAN, "libvulkan.so.1");
         requireHandle(device.address(), "VkDevice");
-        return new VulkanDevice(instance, device, null);
+        return new VulkanDevice(instance, device);
     }
 
     /** {@link #wrap(MemorySegment, MemorySegment)} with raw addresses ({@code instance} may be 0). */
@@ -292,9 +291,12 @@ public final class VulkanDevice implements AutoCloseable {
      *
      * @param queue       a {@code VkQueue} of this device
      * @param submitCount how many {@code VkSubmitInfo}s {@code submits} holds
-     * @param submits     {@code submitCount} {@code VkSubmitInfo} structs, with their {@code pNext} chains
+     * @param submits     {@code submitCount} {@code VkSubmitInfo} structs, with their {@code pNext} chains, in a
+     *                    segment whose size covers them (as {@code VkSubmitInfo.allocate}/{@code allocateArray}
+     *                    make it)
      * @param fence       a {@code VkFence} the batches signal, or 0 ({@code VK_NULL_HANDLE})
      * @throws io.gpusync.DeviceLostException if the device is lost
+     * @throws SyncInvalidArgumentException  if {@code submits} is smaller than {@code submitCount} structs
      * @throws io.gpusync.SyncException       if the driver refuses the submission
      * @throws IllegalStateException          if this view is closed, or gpusync owns a named handle and is
      *                                        destroying it (its last waiter was just closed); nothing is submitted
@@ -302,8 +304,9 @@ public final class VulkanDevice implements AutoCloseable {
     public void submit(MemorySegment queue, int submitCount, MemorySegment submits, long fence) {
         Objects.requireNonNull(queue, "queue");
         Objects.requireNonNull(submits, "submits");
-        if (submitCount < 0) {
-            throw new SyncInvalidArgumentException(BackendKind.VULKAN, "submitCount must be ≥ 0: " + submitCount);
+        if (submitCount < 0 || submits.byteSize() < (long) submitCount * SubmissionHolds.SUBMIT_INFO_BYTES) {
+            throw new SyncInvalidArgumentException(BackendKind.VULKAN, "submits must hold submitCount (" + submitCount
+                    + ") VkSubmitInfo structs: its segment has " + submits.byteSize() + " bytes");
         }
         mint(() -> {
             state.submissions.submit(queue, submitCount, submits, fence);

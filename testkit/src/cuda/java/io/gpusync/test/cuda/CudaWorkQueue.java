@@ -245,15 +245,8 @@ public final class CudaWorkQueue implements AutoCloseable {
         }
     }
 
-    /** {@code cuGetErrorName}, or the number. */
     private static String name(int r) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment p = arena.allocate(ValueLayout.ADDRESS);
-            if (Cuda.cuGetErrorName(r, p) == 0) {
-                return p.get(ValueLayout.ADDRESS, 0).reinterpret(256).getString(0);
-            }
-            return "CUresult " + r;
-        }
+        return "CUresult " + r;
     }
 
     /**
