@@ -29,7 +29,8 @@ import java.util.Objects;
  *   <li>{@link #onSignal}: the engine's no-thread path — a stream callback behind the event on a private
  *       stream; cancel removes its key. On a context with a sticky error the callback runs with the error and
  *       {@link CudaFaultWatch} fails the listener with {@link io.gpusync.DeviceLostException} ({@code FOREVER}
- *       waits included; the watch also queries contexts whose waits have no callback in flight). An event minted under a {@link CudaPointOwner} fails with
+ *       waits included; the watch also queries contexts whose waits have no callback in flight). An event
+ *       minted under a {@link CudaPointOwner} fails with
  *       {@link io.gpusync.SyncCancelledException} when the owner closes.</li>
  *   <li>{@link #waitOnForeignStream}: {@code cuStreamWaitEvent(stream, event, 0)}, cross-context.</li>
  * </ul>

@@ -3,10 +3,11 @@ package io.gpusync.cuda;
 import io.gpusync.SyncCancelledException;
 
 /**
- * The lifetime of a {@link CudaPointOwner}: while it is open its points wait normally; once it ends, every wait on them fails with {@link SyncCancelledException} — registrations behind stream callbacks at
- * once ({@link StreamCallbacks#failOwner}), probes and later registrations on their next call
- * ({@link #check()}). The native objects themselves stay valid until their anchors are released, so nothing is
- * touched after it is freed. Thread-safe.
+ * The lifetime of a {@link CudaPointOwner}: while it is open its points wait normally; once it ends, every wait on
+ * them fails with {@link SyncCancelledException} — registrations behind stream callbacks at once
+ * ({@link StreamCallbacks#failOwner}), probes and later registrations on their next call ({@link #check()}). The
+ * native objects themselves stay valid until their anchors are released, so nothing is touched after it is freed.
+ * Thread-safe.
  */
 final class OwnerLifetime {
     private final CudaDriverService service;

@@ -38,7 +38,8 @@
  *       {@code libgpusync_d3d12.so}</td><td>the library stays loaded for the life of the process</td></tr>
  *   <tr><td>the completion eventfd</td><td>gpusync's {@code EventFd}</td><td>closed after the forget above;
  *       blocking waits and epoll leases hold the completion's claim</td></tr>
- *   <tr><td>device and queue of the test kit's {@code D3D12Device}</td><td>the test kit</td><td>released by {@code close()}</td></tr>
+ *   <tr><td>device and queue of the test kit's {@code D3D12Device}</td><td>the test kit</td><td>released by
+ *       {@code close()}</td></tr>
  * </table>
  */
 package io.gpusync.d3d12;

@@ -35,7 +35,8 @@ import java.util.function.IntSupplier;
  * status-setting call of gpusync's in flight. That holds by construction: PoCL drops its own reference to a command
  * only after it has walked the command's dependents, and whoever sets a user event's status holds a reference through
  * the call. gpusync knows what a command waits on when it enqueued the command itself
- * ({@link OpenClQueue}: the wait list and the command before it on the queue, see {@link #waitsOn}); for an event handed to it ({@link OpenClEvents#adopt}, {@link OpenClEvents#borrow}) it does not,
+ * ({@link OpenClQueue}: the wait list and the command before it on the queue, see {@link #waitsOn}); for an event
+ * handed to it ({@link OpenClEvents#adopt}, {@link OpenClEvents#borrow}) it does not,
  * so a failed command's last reference is then held for the life of the process.
  *
  * <p><b>State.</b> The table of references lives in this class's one instance, a {@code ProcessServices} service (the

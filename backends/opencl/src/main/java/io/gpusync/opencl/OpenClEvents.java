@@ -29,7 +29,8 @@ import java.lang.foreign.MemorySegment;
  * or a completed command at once, holds a pending command until it terminates, and holds a failed one until every
  * event it waits on has terminated and the driver is done with it (a user event: the call that set it has returned; a
  * command: the driver has dropped its own reference, which it does after notifying the dependents). gpusync knows what
- * a command waits on only when the command was enqueued through an {@link OpenClQueue}; a command {@link #adopt adopted}
+ * a command waits on only when the command was enqueued through an {@link OpenClQueue}; a command
+ * {@link #adopt adopted}
  * or {@link #borrow borrowed} here that fails is held for the life of the process (the event, and through it its
  * queue and context, stay allocated) rather than risk the abort.
  *

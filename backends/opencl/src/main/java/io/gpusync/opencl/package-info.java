@@ -35,7 +35,8 @@
  *   <tr><td>its {@code user_data}</td><td>a {@code long} key of an {@code UpcallRegistry}, not a pointer</td>
  *       <td>nothing to free: a callback whose registration was cancelled finds nothing and returns</td></tr>
  *   <tr><td>{@code cl_event} references ({@link io.gpusync.opencl.OpenClEvents#adopt}; {@code borrow} takes a
- *       {@code clRetainEvent} of its own; {@link io.gpusync.opencl.OpenClQueue} commands)</td><td>gpusync's reference</td><td>{@code clReleaseEvent}
+ *       {@code clRetainEvent} of its own; {@link io.gpusync.opencl.OpenClQueue} commands)</td><td>gpusync's
+ *       reference</td><td>{@code clReleaseEvent}
  *       when the anchor's last hold drops (for a command not yet terminated, held back by {@code ClEventRelease}
  *       as the paragraph above says): every pending callback registration holds a claim until it completes
  *       or is cancelled, the sweep probes under one, waits ({@code clWaitForEvents}) and probes hold one. A

@@ -44,8 +44,9 @@ import static io.gpusync.vulkan.VkResults.hex;
  * closed or unreachable and no wait is in progress; adopted semaphores and fences are destroyed before that.
  * gpusync holds an owned semaphore or fence while it has handed it to the driver ({@link #hostSignal},
  * {@link #counterValue}, a {@link #submit} until its batches have completed); batches and signals the
- * application makes itself with an adopted handle, other than through {@link #submit}, are its own to cover: keep a waiter on it open until they have
- * completed (Vulkan forbids destroying a semaphore or fence that a pending batch refers to).
+ * application makes itself with an adopted handle, other than through {@link #submit}, are its own to cover: keep
+ * a waiter on it open until they have completed (Vulkan forbids destroying a semaphore or fence that a pending batch
+ * refers to).
  * The caller destroys a wrapped {@code VkDevice} only after all of that — {@link #whenReleased()} says when;
  * destroying it earlier is undefined behaviour in Vulkan, which gpusync cannot detect. Minting from a closed view throws
  * {@link IllegalStateException}.

@@ -26,7 +26,8 @@
  *       signal ends may close the last waiter); and a {@link io.gpusync.vulkan.VulkanDevice#submit}
  *       batch that refers to it, until an empty batch behind it has signalled a private timeline
  *       ({@code SubmissionHolds}: Vulkan forbids destroying a handle a pending batch refers to). The application's
- *       own submissions (other than through {@code submit}) and {@code vkSignalSemaphore}s on an adopted handle are the application's: keep a waiter
+ *       own submissions (other than through {@code submit}) and {@code vkSignalSemaphore}s on an adopted handle
+ *       are the application's: keep a waiter
  *       open until they have completed. A borrowed handle is the caller's</td></tr>
  *   <tr><td>wake-up semaphores ({@code DeviceWaitSet}, {@code WakeSemaphore}), the retirement semaphore of
  *       {@code SubmissionHolds}</td><td>gpusync, per device</td><td>destroyed by the device state's release,

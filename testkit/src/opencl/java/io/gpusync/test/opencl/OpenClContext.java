@@ -16,14 +16,14 @@ import java.nio.charset.StandardCharsets;
 /**
  * A small, owned OpenCL setup that produces real {@code cl_event}s: the first device of the first
  * platform, a context, one in-order command queue with profiling, and a built-in "spin" kernel whose run
- * time grows with an iteration count. For tests, the demo and benchmarks — not a general OpenCL wrapper. It uses only
- * {@code gpusync-opencl}'s public API and the OpenCL bindings.
+ * time grows with an iteration count. For tests, the demo and benchmarks — not a general OpenCL wrapper. It uses
+ * only {@code gpusync-opencl}'s public API and the OpenCL bindings.
  *
  * <p>Events it returns are {@link OpenClEvents#adopt adopted} points: each holds the reference the enqueue
- * returned. it enqueues through an {@link OpenClQueue}, so gpusync records what each command waits on — its wait
- * list and the command enqueued before it — and releases a failed one only once those can no longer notify it. Commands that other
- * code enqueues on {@link #queue()} are not seen: one of them still pending when a later command of this object's
- * fails would still list it, so enqueue through this object only, or let them terminate first.
+ * returned. It enqueues through an {@link OpenClQueue}, so gpusync records what each command waits on — its wait
+ * list and the command enqueued before it — and releases a failed one only once those can no longer notify it.
+ * Commands that other code enqueues on {@link #queue()} are not seen: one of them still pending when a later command
+ * of this object's fails would still list it, so enqueue through this object only, or let them terminate first.
  *
  * <p>{@link #close()} releases the kernel, program, buffer, queue and context; points keep their events (OpenCL
  * keeps the context alive while an event refers to it). Close only when no enqueued command still waits on a
@@ -130,14 +130,17 @@ public final class OpenClContext implements AutoCloseable {
         return value.getString(0);
     }
 
+    /** The {@code cl_platform_id}. */
     public MemorySegment platform() {
         return platform;
     }
 
+    /** The {@code cl_device_id}. */
     public MemorySegment device() {
         return device;
     }
 
+    /** The {@code cl_context}. */
     public MemorySegment context() {
         return context;
     }

@@ -31,8 +31,8 @@ import java.nio.charset.StandardCharsets;
  *
  * <p><b>Threading.</b> Thread-safe: submissions are serialised on an internal lock (Vulkan queues are
  * externally synchronised). Submitting never waits for the GPU, so there is nothing to cancel; the last
- * release's {@code vkDeviceWaitIdle} is the only wait, and it runs on a thread of this producer's own (never on the
- * thread that drops the last hold, which may be a driver thread, an event loop or the cleaner).
+ * release's {@code vkDeviceWaitIdle} is the only wait, and it runs on a virtual thread of this producer's own (never
+ * on the thread that drops the last hold, which may be a driver thread, an event loop or the cleaner).
  *
  * <p><b>Lifetime.</b> {@link #close()} (idempotent) closes {@link #device()}; the {@code VkDevice} and
  * {@code VkInstance} are destroyed — after {@code vkDeviceWaitIdle} — once every waiter minted from the
@@ -59,9 +59,10 @@ public final class VulkanContext implements AutoCloseable {
         this.deviceName = deviceName;
         this.queueFamilyIndex = queueFamilyIndex;
         this.device = VulkanDevice.wrap(instance, device);
-        // the device is destroyed once gpusync has let go of it, on a thread of this producer's own
+        // the device is destroyed once gpusync has let go of it, on a virtual thread of its own: never on the thread
+        // that dropped the last hold, and no platform thread that an application's thread accounting would see
         this.device.whenReleased().thenRunAsync(new DestroyDeviceAndInstance(instance, device),
-                task -> Thread.ofPlatform().daemon().name("gpusync-test-vulkan-destroy").start(task));
+                task -> Thread.ofVirtual().name("gpusync-test-vulkan-destroy").start(task));
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment pQueue = arena.allocate(ValueLayout.ADDRESS);
             Vulkan.vkGetDeviceQueue(device, queueFamilyIndex, 0, pQueue);
