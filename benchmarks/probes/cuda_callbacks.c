@@ -7,7 +7,7 @@
 //   gcc -O2 -c cuda_callbacks.c -I/usr/local/cuda/include -o cb.o
 //   nm -u cb.o | awk '/ cu/{print "int "$2"(void){return 0;}"}' > stub.c
 //   gcc -shared -fPIC -Wl,-soname,libcuda.so.1 -o libcuda.so.1 stub.c && gcc -o cuda_callbacks cb.o ./libcuda.so.1
-// Run on the GPU machine, with core/src/main/resources/io/gpusync/cuda/kernels.ptx:
+// Run on the GPU machine, with testkit/src/cuda/resources/io/gpusync/test/cuda/kernels.ptx:
 //   ./cuda_callbacks fault cb kernels.ptx; ./cuda_callbacks fault hf kernels.ptx
 //   ./cuda_callbacks room x kernels.ptx;   ./cuda_callbacks lat x kernels.ptx
 #include <cuda.h>

@@ -3,13 +3,14 @@ package io.gpusync.internal;
 import io.gpusync.SyncException;
 import io.gpusync.cpu.CpuTimeline;
 import io.gpusync.linux.EventFd;
-import io.gpusync.vulkan.VulkanProducers.VulkanContext;
+import io.gpusync.vulkan.VulkanDevice;
 
 import java.time.Duration;
 
 /**
  * The child program of {@link NativeAccessDiagnosisTest}: prints, one line each, what a host wait, an eventfd
- * and a Vulkan context do in this JVM ({@code ok}, or the error's class, kind and message).
+ * and the Vulkan backend's first call (wrapping a NULL device: the loader is checked before the handle) do in this
+ * JVM ({@code ok}, or the error's class, kind and message).
  */
 public final class NativeAccessProbe {
     private NativeAccessProbe() {
@@ -25,7 +26,7 @@ public final class NativeAccessProbe {
         } catch (SyncException e) {
             System.out.println("eventfd: " + describe(e));
         }
-        try (VulkanContext vulkan = VulkanContext.create()) {
+        try (VulkanDevice vulkan = VulkanDevice.wrap(0L, 0L)) {
             System.out.println("vulkan: ok " + vulkan);
         } catch (SyncException e) {
             System.out.println("vulkan: " + describe(e));

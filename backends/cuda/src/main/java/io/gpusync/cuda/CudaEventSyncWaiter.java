@@ -14,8 +14,6 @@ import io.gpusync.spi.Timeouts;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.Objects;
-import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
-
 /**
  * The waiter of a {@link io.gpusync.SyncPoint.CudaEvent}: a {@code CUevent} with its owning {@code CUcontext}.
  *
@@ -31,8 +29,9 @@ import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
  *   <li>{@link #onSignal}: the engine's no-thread path — a stream callback behind the event on a private
  *       stream; cancel removes its key. On a context with a sticky error the callback runs with the error and
  *       {@link CudaFaultWatch} fails the listener with {@link io.gpusync.DeviceLostException} ({@code FOREVER}
- *       waits included; the watch also queries contexts whose waits have no callback in flight). An event minted by an owned producer ({@link CudaWorkQueue#recordEvent}) fails with
- *       {@link io.gpusync.SyncCancelledException} when the producer closes.</li>
+ *       waits included; the watch also queries contexts whose waits have no callback in flight). An event
+ *       minted under a {@link CudaPointOwner} fails with
+ *       {@link io.gpusync.SyncCancelledException} when the owner closes.</li>
  *   <li>{@link #waitOnForeignStream}: {@code cuStreamWaitEvent(stream, event, 0)}, cross-context.</li>
  * </ul>
  *
@@ -50,7 +49,7 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
     private final MemorySegment context;
     private final int device;
     private final NativeAnchor.Claim claim;
-    private final ProducerLifetime lifetime; // null: no owned producer behind the event
+    private final OwnerLifetime lifetime; // null: no owned producer behind the event
     private final EventWakeup wakeup;        // the event's one outstanding stream callback, shared by every wait
     private final CudaDriverService service;
 
@@ -60,7 +59,7 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
     }
 
     CudaEventSyncWaiter(CudaDriverService service, MemorySegment event, MemorySegment context, int device,
-                        NativeAnchor anchor, ProducerLifetime lifetime) {
+                        NativeAnchor anchor, OwnerLifetime lifetime) {
         this(service, event, context, device, anchor, lifetime, null, 0);
     }
 
@@ -69,7 +68,7 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
      * of its own): its waits are served by the stream's order ({@link StreamOrder}).
      */
     CudaEventSyncWaiter(CudaDriverService service, MemorySegment event, MemorySegment context, int device,
-                        NativeAnchor anchor, ProducerLifetime lifetime, StreamOrder order, long seq) {
+                        NativeAnchor anchor, OwnerLifetime lifetime, StreamOrder order, long seq) {
         this.service = Objects.requireNonNull(service, "service");
         this.event = Objects.requireNonNull(event, "event");
         this.context = Objects.requireNonNull(context, "context");

@@ -98,20 +98,20 @@ public final class CudaEvents {
     }
 
     /**
-     * {@link #record(MemorySegment, MemorySegment)} for an owned producer: waits fail with
+     * {@link #record(MemorySegment, MemorySegment)} under a {@link CudaPointOwner}: waits fail with
      * {@link io.gpusync.SyncCancelledException} once {@code lifetime} ends, and {@code afterRelease} runs after the
      * event is destroyed (the producer's hold on the context is dropped there).
      */
-    static SyncPoint.CudaEvent record(MemorySegment stream, MemorySegment context, ProducerLifetime lifetime,
+    static SyncPoint.CudaEvent record(MemorySegment stream, MemorySegment context, OwnerLifetime lifetime,
                                       Runnable afterRelease) {
         return record(stream, context, lifetime, afterRelease, null);
     }
 
     /**
-     * {@link #record(MemorySegment, MemorySegment, ProducerLifetime, Runnable)} on a stream gpusync owns: the event
+     * {@link #record(MemorySegment, MemorySegment, OwnerLifetime, Runnable)} on a stream recorded in order: the event
      * joins {@code order} (null: none) as its next member, numbered here, so call it under the producer's lock.
      */
-    static SyncPoint.CudaEvent record(MemorySegment stream, MemorySegment context, ProducerLifetime lifetime,
+    static SyncPoint.CudaEvent record(MemorySegment stream, MemorySegment context, OwnerLifetime lifetime,
                                       Runnable afterRelease, StreamOrder order) {
         java.util.Objects.requireNonNull(stream, "stream");
         CudaDriver.ensure();

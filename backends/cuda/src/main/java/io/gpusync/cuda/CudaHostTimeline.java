@@ -78,7 +78,7 @@ public final class CudaHostTimeline implements AutoCloseable {
 
     /**
      * {@link #create(MemorySegment)}, with {@code afterRelease} run once the timeline's native objects are released
-     * (an owned producer's hold on {@code context} is dropped there, so the context outlives the timeline).
+     * (an owner's hold on {@code context} is dropped there, so the context outlives the timeline).
      */
     static CudaHostTimeline create(MemorySegment context, Runnable afterRelease) {
         Objects.requireNonNull(context, "context");
@@ -195,7 +195,7 @@ public final class CudaHostTimeline implements AutoCloseable {
 
     /**
      * Fails every wait pending on this timeline with {@code error} and makes later probes of unreached values
-     * throw it (an owned producer closing).
+     * throw it (its {@link CudaPointOwner} closing).
      */
     void failPending(io.gpusync.SyncException error) {
         state.fail(error);

@@ -36,7 +36,7 @@ final class EventWakeup implements StreamCallbacks.Slot, StreamOrder.Member {
     private final CudaDriverService service;
     private final MemorySegment event;
     private final MemorySegment context;
-    private final ProducerLifetime lifetime;
+    private final OwnerLifetime lifetime;
     /** The waiter's hold on the event: a deferred arm keeps the event alive with it. */
     private final NativeAnchor.Claim claim;
     /** One non-blocking probe of the event ({@code cuEventQuery}): how a deferred arm learns it is complete. */
@@ -48,7 +48,7 @@ final class EventWakeup implements StreamCallbacks.Slot, StreamOrder.Member {
     private final StreamOrder order;
     private final long seq;
 
-    EventWakeup(CudaDriverService service, MemorySegment event, MemorySegment context, ProducerLifetime lifetime,
+    EventWakeup(CudaDriverService service, MemorySegment event, MemorySegment context, OwnerLifetime lifetime,
                 NativeAnchor.Claim claim, java.util.function.BooleanSupplier probe) {
         this(service, event, context, lifetime, claim, probe, null, 0);
     }
@@ -57,7 +57,7 @@ final class EventWakeup implements StreamCallbacks.Slot, StreamOrder.Member {
      * A wake-up that joins {@code order} (as its {@code seq}-th event) while anyone waits, instead of arming a
      * stream callback of its own: the order's cover and sweeps complete it.
      */
-    EventWakeup(CudaDriverService service, MemorySegment event, MemorySegment context, ProducerLifetime lifetime,
+    EventWakeup(CudaDriverService service, MemorySegment event, MemorySegment context, OwnerLifetime lifetime,
                 NativeAnchor.Claim claim, java.util.function.BooleanSupplier probe, StreamOrder order, long seq) {
         this.order = order;
         this.seq = seq;

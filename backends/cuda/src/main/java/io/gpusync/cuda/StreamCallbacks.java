@@ -12,8 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
-
 /**
  * gpusync's CUDA stream callbacks ({@code cuStreamAddCallback}): <em>one</em> upcall stub per service (in the global
  * arena, so it is never freed while the driver may still call it), and a {@code long} key in {@code userData} that
@@ -28,7 +26,7 @@ import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
  * must not make) and fails every registration of the faulted context. A context with a callback in flight
  * therefore reports its own faults ({@link #reportsOwnFaults}); the watch queries the others. A stream being
  * captured into a graph takes no stream callbacks ({@code CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED}). A registration
- * may name an owner (an owned producer such as {@link CudaWorkQueue}); closing the owner fails its slots with
+ * may name an owner (a {@link CudaPointOwner}); closing the owner fails its slots with
  * {@link io.gpusync.SyncCancelledException}.
  *
  * <p><b>Threading.</b> Thread-safe. Callbacks run on a driver-owned thread and must not call CUDA, so the upcall

@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The waited-on events of one stream that gpusync owns ({@link CudaProducers.CudaWorkQueue}), in the order they were
+ * The waited-on events of one stream recorded in its order ({@link CudaPointOwner#recordOrderedEvent}), in the order they were
  * recorded. CUDA runs a stream's work in order, so when an event recorded on it is complete, every event recorded
  * on it earlier is complete too. That lets one stream callback and a few probes serve all of the stream's waits:
  *
@@ -76,7 +76,7 @@ final class StreamOrder implements EventSweeper.Sweepable {
 
     private final CudaDriverService service;
     private final MemorySegment context;
-    private final ProducerLifetime lifetime; // may be null
+    private final OwnerLifetime lifetime; // may be null
     private final AtomicLong seqs = new AtomicLong();
     private final ConcurrentSkipListMap<Long, Member> pending = new ConcurrentSkipListMap<>();
     /** Outstanding covers, by the sequence number they stand behind → registration key. */
@@ -92,7 +92,7 @@ final class StreamOrder implements EventSweeper.Sweepable {
     /** A sweep of this order is queued on the sweeper. */
     final AtomicBoolean queued = new AtomicBoolean();
 
-    StreamOrder(CudaDriverService service, MemorySegment context, ProducerLifetime lifetime) {
+    StreamOrder(CudaDriverService service, MemorySegment context, OwnerLifetime lifetime) {
         this.service = service;
         this.context = MemorySegment.ofAddress(context.address());
         this.lifetime = lifetime;

@@ -2,12 +2,14 @@
  * The CUDA backend over the driver API: {@link io.gpusync.cuda.CudaEvents} ({@code CUevent} points),
  * {@link io.gpusync.cuda.CudaHostTimeline} (a 64-bit word of pinned, device-mapped host memory that streams raise;
  * waiting is a memory read), {@link io.gpusync.cuda.CudaExternalSemaphore} (Vulkan interop on streams) and
- * {@link io.gpusync.cuda.CudaProducers.CudaWorkQueue} (a small owned producer for demos, benchmarks and tests).
+ * {@link io.gpusync.cuda.CudaPointOwner} (points that end together). The producer of CUDA work for tests, benchmarks
+ * and demos is the test kit's {@code io.gpusync.test.cuda.CudaWorkQueue} ({@code gpusync-test}).
  *
  * <p><b>Waiting.</b> Probes are one {@code cuEventQuery} or one acquire read of the word. Past a 50 µs spin, waits
  * sit behind CUDA stream callbacks ({@code cuStreamAddCallback}): one per event outstanding, shared by every wait
- * on it, armed on a private stream behind the event; for a timeline, one per covered value. Events that gpusync
- * records on a stream it owns ({@code CudaWorkQueue.recordEvent}) share one callback per stream, behind the oldest
+ * on it, armed on a private stream behind the event; for a timeline, one per covered value. Events recorded in
+ * their stream's order ({@link io.gpusync.cuda.CudaPointOwner#recordOrderedEvent}, as the test kit's
+ * {@code CudaWorkQueue} does) share one callback per stream, behind the oldest
  * waited-on event: when it runs, the {@code gpusync-cuda-sweeper} thread finds the newest finished event of the
  * stream by a binary search of probes and completes every wait up to it in one pass, again and again while a burst
  * keeps completing ({@code StreamOrder}). <b>Faults.</b> Unlike a
@@ -20,7 +22,7 @@
  * {@link io.gpusync.DeviceLostException}. The watch also re-queries, every 1 → 25 ms, a context whose waits are
  * all deferred for want of callback room (no callback of its own in flight to report a fault), and every other
  * context with waits once a second as a backstop; with no waits it never wakes. Closing a
- * {@link io.gpusync.cuda.CudaProducers.CudaWorkQueue} fails the waits on its points with
+ * {@link io.gpusync.cuda.CudaPointOwner} fails the waits on its points with
  * {@link io.gpusync.SyncCancelledException} at once.
  *
  * <p><b>Driver calls per path.</b> No device-synchronizing call ({@code cuMemFreeHost}, {@code cuMemHostAlloc},
@@ -65,9 +67,7 @@
  *   <tr><td>timeline creation</td><td>{@code cuCtxGetDevice}, {@code cuDeviceGetAttribute},
  *       {@code cuMemHostGetDevicePointer_v2}; {@code cuDevicePrimaryCtxRetain} and {@code cuMemHostAlloc} of a
  *       4 KiB slab only when the device's pool is empty (once per 512 timelines)</td></tr>
- *   <tr><td>{@code CudaWorkQueue.close()} (explicit, may block)</td><td>fails pending waits (no call), then
- *       {@code cuStreamSynchronize} of its own stream, {@code cuModuleUnload}, {@code cuStreamDestroy_v2};
- *       {@code cuDevicePrimaryCtxRelease_v2} once the last point it minted is released</td></tr>
+ *   <tr><td>{@code CudaPointOwner.close()}</td><td>fails pending waits (no call)</td></tr>
  * </table>
  *
  * <p><b>Native boundary.</b> Every place where gpusync hands the driver something that may outlive the call, or
@@ -88,7 +88,7 @@
  *       {@code waitOnForeignStream})</td><td>the event's owner</td><td>the wait takes the event's state at the
  *       call; the call runs under the waiter's claim, and destroying the event afterwards is allowed</td></tr>
  *   <tr><td>owned {@code CUevent} ({@link io.gpusync.cuda.CudaEvents#adopt}, {@code record},
- *       {@code CudaWorkQueue.recordEvent})</td><td>gpusync</td><td>{@code cuEventDestroy_v2} (context pushed) when
+ *       {@code CudaPointOwner.recordEvent})</td><td>gpusync</td><td>{@code cuEventDestroy_v2} (context pushed) when
  *       the {@code NativeAnchor}'s last hold drops: probes, waits and armed callbacks hold claims, and a deferred
  *       arm holds the waiter's ({@code EventWakeup}); an event still recorded may be destroyed (the driver frees it
  *       on completion). A borrowed event is the caller's</td></tr>
@@ -112,12 +112,9 @@
  *       its own calls: keep the object open until the streams have passed them</td></tr>
  *   <tr><td>parameter arrays ({@code cuLaunchKernel}, {@code cu*ExternalSemaphoresAsync}), out-pointers</td>
  *       <td>confined arenas</td><td>read during the call only (kernel parameters are copied at launch)</td></tr>
- *   <tr><td>primary contexts</td><td>{@code cuDevicePrimaryCtxRetain} by {@code CudaWorkQueue} and by
- *       {@code PinnedWordPool}</td><td>the queue's is released once it is closed and every point it minted is
- *       released (each holds the context); the pool's never (its slabs live in it)</td></tr>
- *   <tr><td>{@code CudaWorkQueue.close()}</td><td>its stream and module</td><td>{@code cuStreamSynchronize}
- *       first, then {@code cuModuleUnload} and {@code cuStreamDestroy_v2}: no kernel of the module is still
- *       running</td></tr>
+ *   <tr><td>primary contexts</td><td>{@code cuDevicePrimaryCtxRetain} by {@code PinnedWordPool}</td><td>never
+ *       released (its slabs live in it). An application that retains a context for its points releases it in
+ *       their {@code afterRelease} actions ({@link io.gpusync.cuda.CudaPointOwner})</td></tr>
  * </table>
  *
  * <p><b>Errors.</b> Every {@code CUresult} maps to an {@link io.gpusync.ErrorKind} and an exception.
@@ -157,4 +154,3 @@
  */
 package io.gpusync.cuda;
 
-import io.gpusync.cuda.CudaProducers.CudaWorkQueue;

@@ -9,7 +9,7 @@ import io.gpusync.SyncWaiter;
 import io.gpusync.bindings.cuda.CUuuid;
 import io.gpusync.bindings.cuda.Cuda;
 import io.gpusync.testsuite.SyncWaiterContract;
-import io.gpusync.vulkan.VulkanProducers.ExportingVulkanDevice;
+import io.gpusync.test.vulkan.ExportingVulkanDevice;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

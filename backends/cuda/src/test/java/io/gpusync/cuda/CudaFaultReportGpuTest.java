@@ -13,7 +13,7 @@ import io.gpusync.bindings.cuda.CUuuid;
 import io.gpusync.bindings.cuda.Cuda;
 import io.gpusync.spi.SignalCallbackWaiter;
 import io.gpusync.spi.SignalListener;
-import io.gpusync.vulkan.VulkanProducers.ExportingVulkanDevice;
+import io.gpusync.test.vulkan.ExportingVulkanDevice;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

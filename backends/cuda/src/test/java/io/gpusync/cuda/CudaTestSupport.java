@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.gpusync.bindings.cuda.Cuda;
 import io.gpusync.internal.NativeLibraries;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -14,14 +12,12 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
-import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
+import io.gpusync.test.cuda.CudaWorkQueue;
 
 /** Raw CUDA driver helpers for the gpu tests (contexts, streams, mapped memory, the test kernels). */
 final class CudaTestSupport {
-    static final String KERNELS = "kernels.ptx"; // shipped in main resources (CudaWorkQueue uses spin_ns)
     private static final Map<Long, MemorySegment> MODULES = new HashMap<>();
 
     private CudaTestSupport() {
@@ -153,11 +149,7 @@ final class CudaTestSupport {
     }
 
     static String ptx() {
-        try (InputStream in = CudaTestSupport.class.getResourceAsStream(KERNELS)) {
-            return new String(in.readAllBytes(), StandardCharsets.US_ASCII);
-        } catch (IOException e) {
-            throw new AssertionError(e);
-        }
+        return CudaWorkQueue.kernelsPtx(); // the test kit's kernels (CudaWorkQueue uses spin_ns)
     }
 
     /** Launches {@code name} with one thread; each argument is a {@code long} (u64 or pointer). */

@@ -8,7 +8,7 @@ import io.gpusync.SyncPoint;
 import io.gpusync.bindings.cuda.CUuuid;
 import io.gpusync.bindings.cuda.Cuda;
 import io.gpusync.SyncNotSupportedException;
-import io.gpusync.vulkan.VulkanProducers.ExportingVulkanDevice;
+import io.gpusync.test.vulkan.ExportingVulkanDevice;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpusync.SyncException;
 import io.gpusync.SyncPoint;
-import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
+import io.gpusync.test.cuda.CudaWorkQueue;
 import io.gpusync.spi.SignalCallbackWaiter;
 import io.gpusync.spi.SignalListener;
 

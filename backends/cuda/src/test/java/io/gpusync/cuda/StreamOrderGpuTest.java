@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gpusync.SyncException;
 import io.gpusync.SyncPoint;
 import io.gpusync.bindings.cuda.Cuda;
-import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
+import io.gpusync.test.cuda.CudaWorkQueue;
 import io.gpusync.spi.CallbackRegistration;
 import io.gpusync.spi.SignalCallbackWaiter;
 import io.gpusync.spi.SignalListener;
@@ -156,7 +156,7 @@ class StreamOrderGpuTest {
             System.out.printf("BURST 1,000 events on 4 streams: %.0f completions/s%n", 1_000 / seconds);
             assertThat(errors).isEmpty();
             for (Gated s : streams) {
-                assertThat(s.queue.order().pending()).isZero();
+                assertThat(s.queue.owner().pendingInOrder(s.queue.stream())).isZero();
             }
         } finally {
             streams.forEach(Gated::close);
@@ -197,7 +197,7 @@ class StreamOrderGpuTest {
                 assertThat(listeners.get(i).signalled).as("event %d, behind the closed gate", i + 1).isFalse();
                 assertThat(s.events.get(i).isSignaled()).isFalse();
             }
-            assertThat(s.queue.order().pending()).isEqualTo(60);
+            assertThat(s.queue.owner().pendingInOrder(s.queue.stream())).isEqualTo(60);
 
             s.open(100);
             assertThat(all.await(10, TimeUnit.SECONDS)).isTrue();
@@ -235,11 +235,11 @@ class StreamOrderGpuTest {
             assertThat(kept.await(20, TimeUnit.SECONDS)).as("the waits not cancelled").isTrue();
             assertThat(errors).isEmpty();
             long until = System.nanoTime() + 5_000 * MS;
-            while ((a.queue.order().pending() + b.queue.order().pending() > 0
+            while ((a.queue.owner().pendingInOrder(a.queue.stream()) + b.queue.owner().pendingInOrder(b.queue.stream()) > 0
                     || CudaDriverService.get().budget().inFlight() > 0) && System.nanoTime() < until) {
                 Thread.sleep(5);
             }
-            assertThat(a.queue.order().pending() + b.queue.order().pending()).as("waits left in the orders").isZero();
+            assertThat(a.queue.owner().pendingInOrder(a.queue.stream()) + b.queue.owner().pendingInOrder(b.queue.stream())).as("waits left in the orders").isZero();
             assertThat(CudaDriverService.get().budget().inFlight()).as("stream callbacks left").isZero();
             a.events.forEach(e -> e.waiter().close());
             b.events.forEach(e -> e.waiter().close());

@@ -275,7 +275,7 @@ class StreamOrderTest {
 
     @Test
     void closingTheProducerFailsEveryWaitOfItsStream() {
-        ProducerLifetime lifetime = new ProducerLifetime(cuda, "a test producer");
+        OwnerLifetime lifetime = new OwnerLifetime(cuda, "a test producer");
         StreamOrder order = new StreamOrder(cuda, CONTEXT, lifetime);
         List<Event> es = waitedOn(order, 50);
 

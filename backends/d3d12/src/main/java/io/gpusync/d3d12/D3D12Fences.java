@@ -22,7 +22,8 @@ import java.util.Objects;
  * <p><b>Platforms.</b> Linux x86-64 through vkd3d (Debian {@code libvkd3d1 libvkd3d-utils1}) and gpusync's shim
  * {@code libgpusync_d3d12.so}, which {@code gpusync-bindings-d3d12} carries when it was built with a C compiler
  * and {@code libvkd3d-dev}. The fence must come from a device created through that shim
- * ({@link D3D12Producers.D3D12Device}): a vkd3d device made elsewhere signals events through its own instance's
+ * ({@code gs_d3d12_create_device}; the test kit's {@code io.gpusync.test.d3d12.D3D12Device} is one): a vkd3d
+ * device made elsewhere signals events through its own instance's
  * callback, which cannot write gpusync's eventfds, so its fences are refused with
  * {@link SyncInvalidArgumentException}. Off Linux x86-64, or without the shim, every method throws
  * {@link io.gpusync.SyncNotSupportedException} saying why.
@@ -84,7 +85,7 @@ public final class D3D12Fences {
             throw new SyncInvalidArgumentException(BackendKind.D3D12, "ID3D12Fence " + Fence.hex(f.address())
                     + " belongs to a device gpusync did not create (vkd3d-utils' D3D12CreateDevice, or a vkd3d instance"
                     + " of your own): its events go to that instance's callback, which cannot wake gpusync's waits."
-                    + " Create the device with D3D12Producers.D3D12Device.open()");
+                    + " Create the device through gpusync's shim (the test kit's D3D12Device.open() does)");
         }
         return f;
     }

@@ -41,7 +41,7 @@ interface D3d12Native {
     int deviceRemovedReason(MemorySegment fence);
 
     /**
-     * 1 if the fence's device was made by {@link #createDevice} (its events reach gpusync's eventfds), 0 if it was
+     * 1 if the fence's device was made through gpusync's shim (its events reach gpusync's eventfds), 0 if it was
      * made elsewhere, or a failed {@code HRESULT}.
      */
     int fenceIsOurs(MemorySegment fence);
@@ -57,15 +57,6 @@ interface D3d12Native {
 
     /** Makes later signals of {@code event} no-ops (before its eventfd is closed). */
     void forgetEvent(MemorySegment event);
-
-    /** Creates a device and a direct queue into the two {@code ADDRESS} slots; an {@code HRESULT}. */
-    int createDevice(MemorySegment deviceOut, MemorySegment queueOut);
-
-    /** {@code ID3D12Device::CreateFence(initial, D3D12_FENCE_FLAG_NONE)} into the slot; an {@code HRESULT}. */
-    int createFence(MemorySegment device, long initialValue, MemorySegment fenceOut);
-
-    /** {@code ID3D12CommandQueue::Signal(fence, value)}. */
-    int queueSignal(MemorySegment queue, MemorySegment fence, long value);
 
     /**
      * The implementation for this platform.

@@ -89,21 +89,6 @@ final class VkD3dShimNative implements D3d12Native {
     }
 
     @Override
-    public int createDevice(MemorySegment deviceOut, MemorySegment queueOut) {
-        return D3d12Shim.createDevice(deviceOut, queueOut);
-    }
-
-    @Override
-    public int createFence(MemorySegment device, long initialValue, MemorySegment fenceOut) {
-        return D3d12Shim.createFence(device, initialValue, fenceOut);
-    }
-
-    @Override
-    public int queueSignal(MemorySegment queue, MemorySegment fence, long value) {
-        return D3d12Shim.queueSignal(queue, fence, value);
-    }
-
-    @Override
     public String toString() {
         return "VkD3dShimNative[vkd3d through libgpusync_d3d12.so]";
     }

@@ -1,7 +1,7 @@
 /**
  * The D3D12 backend: {@link io.gpusync.SyncPoint.D3D12} points on {@code ID3D12Fence}s, minted from raw handles by
- * {@link io.gpusync.d3d12.D3D12Fences} ({@code borrow} / {@code adopt}), and a producer,
- * {@link io.gpusync.d3d12.D3D12Producers.D3D12Device}, for tests, benchmarks and demos.
+ * {@link io.gpusync.d3d12.D3D12Fences} ({@code borrow} / {@code adopt}). The producer of devices and fences for
+ * tests, benchmarks and demos is the test kit's {@code io.gpusync.test.d3d12.D3D12Device} ({@code gpusync-test}).
  *
  * <p>A waiter probes with {@code GetCompletedValue} (a {@link io.gpusync.spi.CheapProbe}) and waits through an
  * eventfd that a {@code SetEventOnCompletion} registration writes ({@link io.gpusync.spi.ReadableFdWaiter}: the
@@ -38,7 +38,8 @@
  *       {@code libgpusync_d3d12.so}</td><td>the library stays loaded for the life of the process</td></tr>
  *   <tr><td>the completion eventfd</td><td>gpusync's {@code EventFd}</td><td>closed after the forget above;
  *       blocking waits and epoll leases hold the completion's claim</td></tr>
- *   <tr><td>{@code D3D12Device} device and queue</td><td>gpusync</td><td>released by {@code close()}</td></tr>
+ *   <tr><td>device and queue of the test kit's {@code D3D12Device}</td><td>the test kit</td><td>released by
+ *       {@code close()}</td></tr>
  * </table>
  */
 package io.gpusync.d3d12;

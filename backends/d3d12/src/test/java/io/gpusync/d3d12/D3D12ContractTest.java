@@ -1,5 +1,6 @@
 package io.gpusync.d3d12;
 
+import io.gpusync.test.d3d12.D3D12Device;
 import io.gpusync.SyncPoint;
 import io.gpusync.SyncWaiter;
 import io.gpusync.testsuite.SyncWaiterContract;
@@ -16,9 +17,9 @@ import java.lang.foreign.MemorySegment;
 class D3D12ContractTest {
 
     abstract static class OnDevice extends SyncWaiterContract {
-        private final D3D12Producers.D3D12Device device = Vkd3d.device();
+        private final D3D12Device device = Vkd3d.device();
 
-        abstract void signalFence(D3D12Producers.D3D12Device device, MemorySegment fence, long value);
+        abstract void signalFence(D3D12Device device, MemorySegment fence, long value);
 
         @Override
         protected Subject newSubject() {
@@ -69,7 +70,7 @@ class D3D12ContractTest {
     @Nested
     class HostSignal extends OnDevice {
         @Override
-        void signalFence(D3D12Producers.D3D12Device device, MemorySegment fence, long value) {
+        void signalFence(D3D12Device device, MemorySegment fence, long value) {
             device.signal(fence, value);
         }
     }
@@ -77,7 +78,7 @@ class D3D12ContractTest {
     @Nested
     class QueueSignal extends OnDevice {
         @Override
-        void signalFence(D3D12Producers.D3D12Device device, MemorySegment fence, long value) {
+        void signalFence(D3D12Device device, MemorySegment fence, long value) {
             device.queueSignal(fence, value);
         }
     }

@@ -1,5 +1,6 @@
 package io.gpusync.d3d12;
 
+import io.gpusync.test.d3d12.D3D12Device;
 import io.gpusync.BackendKind;
 import io.gpusync.DeviceLostException;
 import io.gpusync.ErrorKind;
@@ -28,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** D3D12 fences on a real vkd3d device (lavapipe): what a point on a fence does, call by call. */
 class D3D12FencesTest {
-    private D3D12Producers.D3D12Device device;
+    private D3D12Device device;
 
     @BeforeEach
     void open() {
@@ -182,7 +183,7 @@ class D3D12FencesTest {
             assertThat(D3d12Shim.utilsCreateDevice(deviceOut)).isZero();
             MemorySegment foreignDevice = deviceOut.get(ValueLayout.ADDRESS, 0);
             MemorySegment fenceOut = arena.allocate(ValueLayout.ADDRESS);
-            assertThat(d3d12.createFence(foreignDevice, 0, fenceOut)).isZero();
+            assertThat(D3d12Shim.createFence(foreignDevice, 0, fenceOut)).isZero();
             MemorySegment foreignFence = fenceOut.get(ValueLayout.ADDRESS, 0);
             assertThatThrownBy(() -> D3D12Fences.borrow(foreignFence, 1))
                     .isInstanceOf(SyncInvalidArgumentException.class)

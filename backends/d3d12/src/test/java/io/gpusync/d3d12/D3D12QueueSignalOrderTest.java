@@ -1,5 +1,6 @@
 package io.gpusync.d3d12;
 
+import io.gpusync.test.d3d12.D3D12Device;
 import io.gpusync.SyncPoint;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -25,7 +26,7 @@ class D3D12QueueSignalOrderTest {
     static final int BATCH = 32;
     static final long BATCH_BOUND_NANOS = 5_000_000_000L;
 
-    private D3D12Producers.D3D12Device device;
+    private D3D12Device device;
     private D3d12Native d3d12;
 
     @BeforeEach

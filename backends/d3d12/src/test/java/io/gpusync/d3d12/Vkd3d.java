@@ -1,5 +1,6 @@
 package io.gpusync.d3d12;
 
+import io.gpusync.test.d3d12.D3D12Device;
 import io.gpusync.SyncNotSupportedException;
 import org.junit.jupiter.api.Assumptions;
 
@@ -15,9 +16,9 @@ final class Vkd3d {
     }
 
     /** A fresh device; the test closes it. */
-    static D3D12Producers.D3D12Device device() {
+    static D3D12Device device() {
         try {
-            return D3D12Producers.D3D12Device.open();
+            return D3D12Device.open();
         } catch (SyncNotSupportedException e) {
             System.out.println("[skipped] D3D12 through vkd3d is not available: " + e.getMessage());
             Assumptions.assumeTrue(false, "D3D12 through vkd3d is not available: " + e.getMessage());

@@ -8,7 +8,7 @@ import io.gpusync.SyncPoint;
 import io.gpusync.SyncTimeoutException;
 import io.gpusync.VulkanSemaphoreKind;
 import io.gpusync.SyncNotSupportedException;
-import io.gpusync.vulkan.VulkanProducers.ExportingVulkanDevice;
+import io.gpusync.test.vulkan.ExportingVulkanDevice;
 
 import java.time.Duration;
 

@@ -160,9 +160,7 @@ final class ClErrors {
     /** The exception for an event whose execution status is the negative {@code status}. */
     static SyncException eventFailed(int status, String what) {
         String message = what + " was abnormally terminated: its execution status is negative"
-                + (status == -1 ? " (PoCL gives -1 to a command aborted because an event in its wait list failed)" : "")
-                + (status == OpenClProducers.OpenClUserEvent.CLOSED_UNSET
-                        ? " (gpusync's status for a user event closed before its status was set)" : "");
+                + (status == -1 ? " (PoCL gives -1 to a command aborted because an event in its wait list failed)" : "");
         if (status == OpenCl.CL_DEVICE_NOT_AVAILABLE()) {
             return new DeviceLostException(BackendKind.OPENCL,
                     message + " (" + name(status) + " = " + status + ")");

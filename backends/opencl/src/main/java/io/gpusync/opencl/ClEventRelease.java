@@ -35,8 +35,8 @@ import java.util.function.IntSupplier;
  * status-setting call of gpusync's in flight. That holds by construction: PoCL drops its own reference to a command
  * only after it has walked the command's dependents, and whoever sets a user event's status holds a reference through
  * the call. gpusync knows what a command waits on when it enqueued the command itself
- * ({@link OpenClProducers.OpenClContext}: the wait list and the command before it on the queue, see
- * {@link #waitsOn}); for an event handed to it ({@link OpenClEvents#adopt}, {@link OpenClEvents#borrow}) it does not,
+ * ({@link OpenClQueue}: the wait list and the command before it on the queue, see {@link #waitsOn}); for an event
+ * handed to it ({@link OpenClEvents#adopt}, {@link OpenClEvents#borrow}) it does not,
  * so a failed command's last reference is then held for the life of the process.
  *
  * <p><b>State.</b> The table of references lives in this class's one instance, a {@code ProcessServices} service (the
@@ -54,6 +54,8 @@ final class ClEventRelease {
     static final long SWEEP_MILLIS_MAX = 1_000;
     private static final System.Logger LOG = System.getLogger(ClEventRelease.class.getName());
     private static final int CL_COMPLETE = OpenCl.CL_COMPLETE();
+    /** The monitor that status changes through {@link #setStatus} take, one at a time per process. */
+    private static final Object STATUS_CHANGES = new Object();
 
     /** gpusync's references, by event address: one table per process, as the driver is one per process. */
     private final ConcurrentHashMap<Long, Ref> refs = new ConcurrentHashMap<>();
@@ -186,6 +188,21 @@ final class ClEventRelease {
             synchronized (r) {
                 r.calls--;
             }
+        }
+    }
+
+    /**
+     * {@code clSetUserEventStatus(event, status)} with no other status change made through here in flight, and
+     * counted as one of gpusync's status-setting calls on the event while gpusync holds references to it. PoCL 3.1 can
+     * both fail and run a command whose dependencies end at once on two threads, one failing, and then uses the freed
+     * command; one change at a time closes that window. Reentrant: listeners running inside the call may end other
+     * user events.
+     */
+    static int setStatus(MemorySegment event, int status) {
+        synchronized (STATUS_CHANGES) {
+            Ref r = process().refs.get(event.address());
+            IntSupplier set = () -> OpenCl.clSetUserEventStatus(event, status);
+            return r == null ? set.getAsInt() : call(r, set);
         }
     }
 

@@ -4,11 +4,10 @@ import io.gpusync.SyncPoint;
 import io.gpusync.kit.NativeAnchor;
 
 import java.lang.foreign.MemorySegment;
-import io.gpusync.opencl.OpenClProducers.OpenClContext;
 
 /**
  * {@link SyncPoint.OpenCl} points over {@code cl_event}s that an application already holds — from
- * gpusync's own {@link OpenClContext}, from raw FFM code, or from JOCL/LWJGL, which hold handles as
+ * an {@link OpenClQueue} enqueue, from raw FFM code, or from JOCL/LWJGL, which hold handles as
  * {@code long}s. The point's waiter is an {@code OpenClEventWaiter}.
  *
  * <p><b>Owned versus borrowed.</b> A {@code cl_event} is reference-counted, so both kinds end the same
@@ -30,7 +29,8 @@ import io.gpusync.opencl.OpenClProducers.OpenClContext;
  * or a completed command at once, holds a pending command until it terminates, and holds a failed one until every
  * event it waits on has terminated and the driver is done with it (a user event: the call that set it has returned; a
  * command: the driver has dropped its own reference, which it does after notifying the dependents). gpusync knows what
- * a command waits on only when it enqueued the command itself ({@link OpenClContext}); a command {@link #adopt adopted}
+ * a command waits on only when the command was enqueued through an {@link OpenClQueue}; a command
+ * {@link #adopt adopted}
  * or {@link #borrow borrowed} here that fails is held for the life of the process (the event, and through it its
  * queue and context, stay allocated) rather than risk the abort.
  *
@@ -89,6 +89,30 @@ public final class OpenClEvents {
 
     private static SyncPoint.OpenCl retain(MemorySegment event) {
         return point(ClEventRelease.retain(event, "cl_event " + Cl.hex(event)));
+    }
+
+    /**
+     * Sets a user event's status ({@code clSetUserEventStatus}): {@code CL_COMPLETE}, or a negative value that fails
+     * it (waits on it then throw a {@link io.gpusync.SyncException} carrying that code, and commands waiting on it are
+     * aborted). Set the statuses of user events that gpusync has points on through here: while gpusync holds
+     * references to the event the call counts as in flight, so gpusync never lets go of a command that waits on the
+     * event during it.
+     *
+     * <p><b>Threading and blocking.</b> Status changes made through this method run one at a time in the process, so
+     * a call may block briefly behind another thread's (PoCL 3.1 can both fail and run a command whose dependencies
+     * end at once on two threads, one failing, and then uses the freed command). Listeners registered on the event
+     * run on this thread, inside the driver call (PoCL); they may set other user events' statuses (reentrant). Not
+     * cancellable: the status is set once the call returns.
+     *
+     * @throws io.gpusync.SyncInvalidArgumentException for a NULL handle
+     * @throws io.gpusync.SyncException                {@code CL_INVALID_OPERATION} if the status was already set, or
+     *                                                 another driver error
+     */
+    public static void setUserEventStatus(MemorySegment event, int status) {
+        Cl.require();
+        MemorySegment e = Cl.handle(event, "user cl_event");
+        ClErrors.check(ClEventRelease.setStatus(e, status), "clSetUserEventStatus(" + status + ")",
+                "user cl_event " + Cl.hex(e));
     }
 
     /** A point holding one of gpusync's references to {@code ref}'s event, dropped when the anchor is released. */

@@ -6,7 +6,6 @@ import io.gpusync.kit.NativeAnchor;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import io.gpusync.opencl.OpenClProducers.OpenClContext;
 
 /**
  * {@link SyncPoint.OpenCl} points over OpenCL binary semaphores ({@code cl_semaphore_khr}, extension
@@ -56,9 +55,9 @@ public final class OpenClSemaphores {
         }
     }
 
-    /** A new binary semaphore in {@code context}'s context (the caller releases it with {@link #release}). */
-    static MemorySegment createBinary(OpenClContext context) {
-        return ClSemaphoreKhr.forDevice(context.device()).createBinary(context.context());
+    /** A new binary semaphore in {@code context} of {@code device} (the caller releases it with {@link #release}). */
+    static MemorySegment createBinary(MemorySegment device, MemorySegment context) {
+        return ClSemaphoreKhr.forDevice(device).createBinary(context);
     }
 
     /** Enqueues {@code clEnqueueSignalSemaphoresKHR(queue, semaphore)} and flushes. */
@@ -70,8 +69,8 @@ public final class OpenClSemaphores {
     }
 
     /** Drops one reference to {@code semaphore}. */
-    static void release(OpenClContext context, MemorySegment semaphore) {
-        ClSemaphoreKhr khr = ClSemaphoreKhr.forDevice(context.device());
+    static void release(MemorySegment device, MemorySegment semaphore) {
+        ClSemaphoreKhr khr = ClSemaphoreKhr.forDevice(device);
         ClErrors.check(ClSemaphoreKhr.invokeInt(khr.release, semaphore), "clReleaseSemaphoreKHR", "semaphore");
     }
 }

@@ -7,9 +7,10 @@
  *   <li>{@code OpenClEventWaiter} — probe ({@code clGetEventInfo}), callback
  *       ({@code clSetEventCallback}, one process-wide upcall stub), blocking ({@code clWaitForEvents}) and
  *       timed parked waits;</li>
- *   <li>{@link io.gpusync.opencl.OpenClProducers.OpenClUserEvent} — a host-controlled event (complete or fail);</li>
- *   <li>{@link io.gpusync.opencl.OpenClProducers.OpenClContext} — a small owned context/queue that enqueues real kernels
- *       and markers, for tests, demos and benchmarks.</li>
+ *   <li>{@link io.gpusync.opencl.OpenClQueue} — enqueues the application's commands after gpusync points and
+ *       returns their events as points, knowing what each command waits on;</li>
+ *   <li>{@link io.gpusync.opencl.OpenClEvents#setUserEventStatus} — sets a user event's status, one change at a
+ *       time.</li>
  * </ul>
  * {@link io.gpusync.opencl.OpenClSemaphores} — binary {@code cl_semaphore_khr} points (extension
  * {@code cl_khr_semaphore}, where the device has it; PoCL 3.1 does not): the CPU waits on a
@@ -20,8 +21,8 @@
  * or a completed command goes at once, a pending command is held until it terminates, a failed one until every event
  * it waits on has terminated and the driver is done with it. Closing a point is safe at any time.
  * {@link io.gpusync.opencl.OpenClEvents} says what that costs for events gpusync did not enqueue, and what is safe for
- * references the application keeps. {@code OpenClUserEvent.close()} fails a user event whose status was never set
- * ({@code OpenClUserEvent.CLOSED_UNSET}), so nothing waits on it for ever.
+ * references the application keeps. The producers of OpenCL work for tests, benchmarks and demos live in the test kit
+ * ({@code gpusync-test}: {@code io.gpusync.test.opencl}).
  *
  * <p><b>Native boundary.</b> Every place where gpusync hands the driver something that may outlive the call, or
  * releases what the driver may still use, and why the release comes after the driver's last use:
@@ -34,22 +35,22 @@
  *   <tr><td>its {@code user_data}</td><td>a {@code long} key of an {@code UpcallRegistry}, not a pointer</td>
  *       <td>nothing to free: a callback whose registration was cancelled finds nothing and returns</td></tr>
  *   <tr><td>{@code cl_event} references ({@link io.gpusync.opencl.OpenClEvents#adopt}; {@code borrow} takes a
- *       {@code clRetainEvent} of its own; producer events)</td><td>gpusync's reference</td><td>{@code clReleaseEvent}
+ *       {@code clRetainEvent} of its own; {@link io.gpusync.opencl.OpenClQueue} commands)</td><td>gpusync's
+ *       reference</td><td>{@code clReleaseEvent}
  *       when the anchor's last hold drops (for a command not yet terminated, held back by {@code ClEventRelease}
  *       as the paragraph above says): every pending callback registration holds a claim until it completes
  *       or is cancelled, the sweep probes under one, waits ({@code clWaitForEvents}) and probes hold one. A
  *       callback the driver still has after its registration was cancelled gets the event from the driver, which
  *       keeps it until its callbacks have run</td></tr>
- *   <tr><td>wait lists of {@code OpenClContext} enqueues</td><td>the listed events' owners</td><td>entered for
+ *   <tr><td>wait lists of {@code OpenClQueue} enqueues</td><td>the listed events' owners</td><td>entered for
  *       the call, the list read during it; the driver keeps its own dependency (OpenCL deletes an event only once
  *       no enqueued command waits for it; PoCL 3.1 breaks this for a failed user event)</td></tr>
  *   <tr><td>{@code cl_semaphore_khr} ({@link io.gpusync.opencl.OpenClSemaphores#waitOn})</td><td>a
  *       {@code clRetainSemaphoreKHR} of gpusync's</td><td>{@code clReleaseSemaphoreKHR} once the waiter is closed;
  *       OpenCL keeps a semaphore that enqueued commands still use</td></tr>
- *   <tr><td>{@code clSetUserEventStatus} ({@code OpenClUserEvent})</td><td>gpusync's user event</td><td>runs
- *       under the event's claim</td></tr>
- *   <tr><td>{@code OpenClContext.close()}</td><td>kernel, program, buffer, queue, context</td><td>released; OpenCL
- *       keeps what pending commands use</td></tr>
+ *   <tr><td>{@code clSetUserEventStatus} ({@code OpenClEvents.setUserEventStatus})</td><td>the caller's user
+ *       event</td><td>counted as in flight on gpusync's references to it, so gpusync's release of a command that
+ *       waits on it never comes during the call</td></tr>
  * </table>
  */
 package io.gpusync.opencl;

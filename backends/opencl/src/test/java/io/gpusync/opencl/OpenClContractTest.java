@@ -10,8 +10,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
 
 import java.util.OptionalInt;
-import io.gpusync.opencl.OpenClProducers.OpenClContext;
-import io.gpusync.opencl.OpenClProducers.OpenClUserEvent;
+import io.gpusync.test.opencl.OpenClContext;
+import io.gpusync.test.opencl.OpenClUserEvent;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 

@@ -31,8 +31,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
-import io.gpusync.opencl.OpenClProducers.OpenClContext;
-import io.gpusync.opencl.OpenClProducers.OpenClUserEvent;
+import io.gpusync.test.opencl.OpenClContext;
+import io.gpusync.test.opencl.OpenClUserEvent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -18,7 +18,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
-import io.gpusync.opencl.OpenClProducers.OpenClContext;
+import io.gpusync.test.opencl.OpenClContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -87,7 +87,7 @@ class OpenClSemaphoreTest {
         try (OpenClContext cl = OpenClContext.createDefault()) {
             assumeTrue(hasExtension(cl), cl.deviceName() + " lacks cl_khr_semaphore");
             MemorySegment producer = secondQueue(cl);
-            MemorySegment semaphore = OpenClSemaphores.createBinary(cl);
+            MemorySegment semaphore = OpenClSemaphores.createBinary(cl.device(), cl.context());
             try {
                 SyncPoint.OpenCl point = OpenClSemaphores.waitOn(cl.queue(), semaphore);
                 assertThat(point.waiter()).isInstanceOf(OpenClSemaphoreWaiter.class);
@@ -102,7 +102,7 @@ class OpenClSemaphoreTest {
             } finally {
                 OpenCl.clFinish(producer);
                 OpenCl.clReleaseCommandQueue(producer);
-                OpenClSemaphores.release(cl, semaphore);
+                OpenClSemaphores.release(cl.device(), semaphore);
             }
         }
     }
@@ -121,7 +121,7 @@ class OpenClSemaphoreTest {
                 assumeTrue(hasExtension(cl), cl.deviceName() + " lacks cl_khr_semaphore");
                 producer = secondQueue(cl);
             }
-            MemorySegment semaphore = OpenClSemaphores.createBinary(cl);
+            MemorySegment semaphore = OpenClSemaphores.createBinary(cl.device(), cl.context());
             SyncPoint.OpenCl point = OpenClSemaphores.waitOn(cl.queue(), semaphore);
             OpenClSemaphoreWaiter waiter = (OpenClSemaphoreWaiter) point.waiter();
             return new OnceSubject() {
@@ -144,7 +144,7 @@ class OpenClSemaphoreTest {
                 public void close() {
                     signal(); // never leave a wait command blocked on the in-order queue
                     waiter.close();
-                    OpenClSemaphores.release(cl, semaphore); // the test's reference; the point held its own
+                    OpenClSemaphores.release(cl.device(), semaphore); // the test's reference; the point held its own
                 }
             };
         }

@@ -14,7 +14,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
-import io.gpusync.vulkan.VulkanProducers.VulkanContext;
 
 import static io.gpusync.vulkan.VkResults.hex;
 
@@ -25,8 +24,7 @@ import static io.gpusync.vulkan.VkResults.hex;
  *
  * <p>The anchor is held by every open {@link VulkanDevice} view, every waiter, every owned handle (until
  * it is destroyed) and every wait in progress. When the last hold drops, the wait set's wake-up semaphore,
- * the wake semaphore and the submissions' retirement semaphore ({@link SubmissionHolds}) are destroyed and
- * then, for a device gpusync created ({@link VulkanContext}), the device itself.
+ * the wake semaphore and the submissions' retirement semaphore ({@link SubmissionHolds}) are destroyed.
  *
  * <p><b>One state per live device.</b> {@link #acquire} shares the state of an address only while a view
  * of it ({@link VulkanDevice}) is open: the views hold a second anchor, and when the last one is closed (or
@@ -41,7 +39,7 @@ final class DeviceState {
     final NativeAnchor anchor;
     final DeviceWaitSet waitSet;
     final WakeSemaphore wakeSemaphore;
-    /** Holds on owned handles that pending {@code VulkanContext} submissions refer to. */
+    /** Holds on owned handles that pending {@link VulkanDevice#submit} batches refer to. */
     final SubmissionHolds submissions;
     private final NativeAnchor views;
     /** Semaphores and fences gpusync owns (adopted or created), by handle, until their release begins. */
@@ -49,17 +47,14 @@ final class DeviceState {
     private final String description;
     private volatile boolean lost;
 
-    private DeviceState(DeviceFunctions fns, Runnable afterRelease) {
+    private DeviceState(DeviceFunctions fns) {
         this.fns = fns;
         long address = fns.device.address();
         this.description = "VkDevice " + hex(address);
         this.waitSet = new DeviceWaitSet(this);
         this.wakeSemaphore = new WakeSemaphore(this);
         this.submissions = new SubmissionHolds(this);
-        Release release = new Release(address, waitSet, wakeSemaphore, submissions, afterRelease);
-        // a device gpusync created is destroyed after vkDeviceWaitIdle: never on the thread that drops the hold
-        this.anchor = afterRelease == null ? NativeAnchor.adopt(description, release)
-                : NativeAnchor.adoptBlocking(description, release);
+        this.anchor = NativeAnchor.adopt(description, new Release(address, waitSet, wakeSemaphore, submissions));
         this.views = NativeAnchor.adopt("views of " + description, new Retire(address, this));
     }
 
@@ -89,18 +84,18 @@ final class DeviceState {
      * runs once the device's last hold drops; a non-null one (a device gpusync just created) always gets a
      * new state, replacing any stale entry for a reused address.
      */
-    static Acquired acquire(Object view, Supplier<DeviceFunctions> resolver, long address, Runnable afterRelease) {
+    static Acquired acquire(Object view, Supplier<DeviceFunctions> resolver, long address) {
         Live live = Live.process();
         synchronized (live) {
             DeviceState existing = live.shared.get(address);
-            if (existing != null && afterRelease == null) {
+            if (existing != null) {
                 Acquired shared = existing.tryClaim(view);
                 if (shared != null) {
                     return shared;
                 }
                 live.shared.remove(address, existing);
             }
-            DeviceState state = new DeviceState(resolver.get(), afterRelease);
+            DeviceState state = new DeviceState(resolver.get());
             Acquired acquired = state.tryClaim(view);
             live.shared.put(address, state);
             live.unreleased.add(state);
@@ -219,7 +214,7 @@ final class DeviceState {
 
     /** Runs when the device's last hold drops: refers to no view or waiter. */
     private record Release(long address, DeviceWaitSet waitSet, WakeSemaphore wakeSemaphore,
-                           SubmissionHolds submissions, Runnable afterRelease) implements Runnable {
+                           SubmissionHolds submissions) implements Runnable {
         @Override
         public void run() {
             try {
@@ -240,9 +235,6 @@ final class DeviceState {
                         live.shared.remove(address);
                     }
                     live.unreleased.removeIf(u -> u.waitSet == waitSet);
-                }
-                if (afterRelease != null) {
-                    afterRelease.run();
                 }
             }
         }

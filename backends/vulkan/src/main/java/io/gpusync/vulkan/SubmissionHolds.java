@@ -1,14 +1,24 @@
 package io.gpusync.vulkan;
 
+import io.gpusync.bindings.vulkan.VkSubmitInfo;
+import io.gpusync.bindings.vulkan.VkTimelineSemaphoreSubmitInfo;
+import io.gpusync.bindings.vulkan.Vulkan;
 import io.gpusync.internal.Housekeeping;
+import io.gpusync.internal.NativeArrays;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import static io.gpusync.vulkan.VkResults.hex;
+
 /**
- * Holds the gpusync-owned semaphores and fences that a {@link VulkanProducers.VulkanContext} submission refers to
- * until that submission has completed: Vulkan forbids destroying a semaphore or fence that a pending batch refers
+ * Holds the gpusync-owned semaphores and fences that a {@link VulkanDevice#submit} submission refers to until that
+ * submission has completed: Vulkan forbids destroying a semaphore or fence that a pending batch refers
  * to, and a waiter's close may drop the last hold on one at any time (lavapipe's queue thread would then signal
  * freed memory).
  *
@@ -21,12 +31,14 @@ import java.util.concurrent.TimeUnit;
  * A batch that never completes (it waits on a value nobody signals) keeps its handles, and so the device, alive:
  * a leak, never a use after free. On a lost device the holds are dropped (nothing runs any more).
  *
- * <p>Thread-safe. Submissions call {@link #retire} under the context's queue lock. Whenever holds are pending the
+ * <p>Thread-safe. {@link #submit} runs under the caller's synchronisation of its queue. Whenever holds are pending the
  * device is alive (each owned handle holds it), which is what lets the sweep read the private semaphore.
  */
 final class SubmissionHolds {
     private static final long FIRST_DELAY_NANOS = 1_000_000L;
     private static final long MAX_DELAY_NANOS = 16_000_000L;
+    /** The size of one {@code VkSubmitInfo}. */
+    static final long SUBMIT_INFO_BYTES = VkSubmitInfo.sizeof();
 
     private final DeviceState state;
     private final ArrayDeque<Batch> pending = new ArrayDeque<>(); // guarded by this, in submission order
@@ -59,6 +71,82 @@ final class SubmissionHolds {
             pending.add(new Batch(value, holds));
         }
         sweep(FIRST_DELAY_NANOS);
+    }
+
+    /**
+     * {@code vkQueueSubmit}, holding the owned handles among those the batches name (their wait and signal
+     * semaphores, and {@code fence}) until an empty batch behind them has signalled the private timeline.
+     */
+    void submit(MemorySegment queue, int submitCount, MemorySegment submits, long fence) {
+        String what = "vkQueueSubmit(" + submitCount + " batch(es), fence " + hex(fence) + ") on " + state;
+        state.checkNotLost(what);
+        List<DeviceState.Hold> holds = holdOwned(what, named(submitCount, submits, fence));
+        try {
+            state.check(state.fns.queueSubmit(queue, submitCount, submits, fence), what);
+        } catch (RuntimeException | Error e) {
+            holds.forEach(DeviceState.Hold::close); // nothing was submitted
+            throw e;
+        }
+        if (!holds.isEmpty()) {
+            retireAfter(queue, holds);
+        }
+    }
+
+    /** The semaphores the batches wait on and signal, and the fence (0: none). */
+    private static long[] named(int submitCount, MemorySegment submits, long fence) {
+        List<Long> named = new ArrayList<>();
+        named.add(fence);
+        for (int i = 0; i < submitCount; i++) {
+            MemorySegment info = VkSubmitInfo.asSlice(submits, i);
+            for (long h : NativeArrays.longs(VkSubmitInfo.pWaitSemaphores(info), VkSubmitInfo.waitSemaphoreCount(info))) {
+                named.add(h);
+            }
+            for (long h : NativeArrays.longs(VkSubmitInfo.pSignalSemaphores(info),
+                    VkSubmitInfo.signalSemaphoreCount(info))) {
+                named.add(h);
+            }
+        }
+        return named.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    /** Holds on the handles gpusync owns among {@code handles} (0: none), for the batch that uses them. */
+    private List<DeviceState.Hold> holdOwned(String what, long... handles) {
+        List<DeviceState.Hold> holds = new ArrayList<>(handles.length);
+        try {
+            for (long h : handles) {
+                DeviceState.Hold hold = h == 0 ? null : state.holdIfOwned(h, what);
+                if (hold != null) {
+                    holds.add(hold);
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            holds.forEach(DeviceState.Hold::close);
+            throw e;
+        }
+        return holds;
+    }
+
+    /**
+     * Submits the empty batch that tells when the batch just submitted is done, and leaves {@code holds} here until
+     * then. If that submit fails the holds are kept for good: when the first batch is done cannot be known.
+     */
+    private void retireAfter(MemorySegment queue, List<DeviceState.Hold> holds) {
+        long[] retirement = nextRetirement();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment info = VkSubmitInfo.allocate(arena);
+            VkSubmitInfo.sType(info, Vulkan.VK_STRUCTURE_TYPE_SUBMIT_INFO());
+            MemorySegment timeline = VkTimelineSemaphoreSubmitInfo.allocate(arena);
+            VkTimelineSemaphoreSubmitInfo.sType(timeline, Vulkan.VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO());
+            VkSubmitInfo.pNext(info, timeline);
+            VkSubmitInfo.signalSemaphoreCount(info, 1);
+            VkSubmitInfo.pSignalSemaphores(info, arena.allocateFrom(ValueLayout.JAVA_LONG, retirement[0]));
+            VkTimelineSemaphoreSubmitInfo.signalSemaphoreValueCount(timeline, 1);
+            VkTimelineSemaphoreSubmitInfo.pSignalSemaphoreValues(timeline,
+                    arena.allocateFrom(ValueLayout.JAVA_LONG, retirement[1]));
+            state.check(state.fns.queueSubmit(queue, 1, info, 0),
+                    "vkQueueSubmit(retirement " + Long.toUnsignedString(retirement[1]) + ") on " + state);
+        }
+        retire(retirement[1], holds);
     }
 
     /** Pending batches (tests). */

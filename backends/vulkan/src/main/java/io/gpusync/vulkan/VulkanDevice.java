@@ -12,7 +12,6 @@ import io.gpusync.spi.WaitSet;
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.Reference;
 import java.util.Objects;
-import io.gpusync.vulkan.VulkanProducers.VulkanContext;
 
 import static io.gpusync.vulkan.VkResults.hex;
 
@@ -44,9 +43,10 @@ import static io.gpusync.vulkan.VkResults.hex;
  * (the wait set's private wake-up semaphore) until every view and every waiter minted from the device is
  * closed or unreachable and no wait is in progress; adopted semaphores and fences are destroyed before that.
  * gpusync holds an owned semaphore or fence while it has handed it to the driver ({@link #hostSignal},
- * {@link #counterValue}, a {@code VulkanContext} submission until it completes); batches and signals the
- * application makes itself with an adopted handle are its own to cover: keep a waiter on it open until they have
- * completed (Vulkan forbids destroying a semaphore or fence that a pending batch refers to).
+ * {@link #counterValue}, a {@link #submit} until its batches have completed); batches and signals the
+ * application makes itself with an adopted handle, other than through {@link #submit}, are its own to cover: keep
+ * a waiter on it open until they have completed (Vulkan forbids destroying a semaphore or fence that a pending batch
+ * refers to).
  * The caller destroys a wrapped {@code VkDevice} only after all of that — {@link #whenReleased()} says when;
  * destroying it earlier is undefined behaviour in Vulkan, which gpusync cannot detect. Minting from a closed view throws
  * {@link IllegalStateException}.
@@ -60,9 +60,8 @@ public final class VulkanDevice implements AutoCloseable {
     private final DeviceState.Acquired claims;
     private final NativeAnchor.Claim claim;
 
-    private VulkanDevice(MemorySegment instance, MemorySegment device, Runnable afterRelease) {
-        this.claims = DeviceState.acquire(this, () -> DeviceFunctions.resolve(instance, device),
-                device.address(), afterRelease);
+    private VulkanDevice(MemorySegment instance, MemorySegment device) {
+        this.claims = DeviceState.acquire(this, () -> DeviceFunctions.resolve(instance, device), device.address());
         this.state = claims.state();
         this.claim = claims.claim();
     }
@@ -80,17 +79,12 @@ public final class VulkanDevice implements AutoCloseable {
         Objects.requireNonNull(device, "device");
         NativeLibraries.require(BackendKind.VULKAN, "libvulkan.so.1");
         requireHandle(device.address(), "VkDevice");
-        return new VulkanDevice(instance, device, null);
+        return new VulkanDevice(instance, device);
     }
 
     /** {@link #wrap(MemorySegment, MemorySegment)} with raw addresses ({@code instance} may be 0). */
     public static VulkanDevice wrap(long instance, long device) {
         return wrap(MemorySegment.ofAddress(instance), MemorySegment.ofAddress(device));
-    }
-
-    /** For {@link VulkanContext}: a fresh state whose last release runs {@code afterRelease}. */
-    static VulkanDevice created(MemorySegment instance, MemorySegment device, Runnable afterRelease) {
-        return new VulkanDevice(instance, device, Objects.requireNonNull(afterRelease));
     }
 
     /** The raw {@code VkDevice}. */
@@ -280,6 +274,45 @@ public final class VulkanDevice implements AutoCloseable {
         state.check(state.fns.counterValue(semaphore, out),
                 "vkGetSemaphoreCounterValue(VkSemaphore " + hex(semaphore) + ") on " + state);
         return out[0];
+    }
+
+    /**
+     * {@code vkQueueSubmit(queue, submitCount, submits, fence)}, holding every semaphore and fence that gpusync owns
+     * (adopted or created here) among those the batches name — their wait and signal semaphores, and {@code fence}
+     * — until the batches have completed: Vulkan forbids destroying a handle that a pending batch refers to, and the
+     * last waiter on an owned handle may be closed at any time. When the batches name an owned handle, one more
+     * empty batch on {@code queue} signals a private timeline semaphore behind them (semaphore signal operations
+     * are ordered after every earlier one in submission order); the holds are dropped once it has, by a later
+     * submission or on gpusync's housekeeping thread. Borrowed handles stay the caller's to keep alive.
+     *
+     * <p><b>Threading.</b> Any thread; {@code queue} must be a queue of this device, and the caller synchronises
+     * access to it as Vulkan requires (this call may submit to it twice). <b>Blocking.</b> None: the call never
+     * waits for the GPU, so there is nothing to cancel. A batch that never completes (it waits on a value nobody
+     * signals) keeps its owned handles, and so the device, alive: a leak, never a use after free.
+     *
+     * @param queue       a {@code VkQueue} of this device
+     * @param submitCount how many {@code VkSubmitInfo}s {@code submits} holds
+     * @param submits     {@code submitCount} {@code VkSubmitInfo} structs, with their {@code pNext} chains, in a
+     *                    segment whose size covers them (as {@code VkSubmitInfo.allocate}/{@code allocateArray}
+     *                    make it)
+     * @param fence       a {@code VkFence} the batches signal, or 0 ({@code VK_NULL_HANDLE})
+     * @throws io.gpusync.DeviceLostException if the device is lost
+     * @throws SyncInvalidArgumentException  if {@code submits} is smaller than {@code submitCount} structs
+     * @throws io.gpusync.SyncException       if the driver refuses the submission
+     * @throws IllegalStateException          if this view is closed, or gpusync owns a named handle and is
+     *                                        destroying it (its last waiter was just closed); nothing is submitted
+     */
+    public void submit(MemorySegment queue, int submitCount, MemorySegment submits, long fence) {
+        Objects.requireNonNull(queue, "queue");
+        Objects.requireNonNull(submits, "submits");
+        if (submitCount < 0 || submits.byteSize() < (long) submitCount * SubmissionHolds.SUBMIT_INFO_BYTES) {
+            throw new SyncInvalidArgumentException(BackendKind.VULKAN, "submits must hold submitCount (" + submitCount
+                    + ") VkSubmitInfo structs: its segment has " + submits.byteSize() + " bytes");
+        }
+        mint(() -> {
+            state.submissions.submit(queue, submitCount, submits, fence);
+            return null;
+        });
     }
 
     /**

@@ -2,8 +2,9 @@
  * The Vulkan backend: {@link io.gpusync.SyncPoint.Vulkan} points on timeline semaphores (blocking waits in
  * {@code vkWaitSemaphores}, counter probes, one wait-any {@link io.gpusync.spi.WaitSet} per device), binary
  * semaphores (GPU-side waits; CPU waits through a companion fence) and fence waiters, minted from raw
- * handles by {@link io.gpusync.vulkan.VulkanDevice}; plus {@link io.gpusync.vulkan.VulkanProducers.VulkanContext}, an owned
- * instance/device/queue that acts as a producer for demos, benchmarks and tests.
+ * handles by {@link io.gpusync.vulkan.VulkanDevice}, which also submits batches that refer to handles it owns
+ * ({@link io.gpusync.vulkan.VulkanDevice#submit}). The producers of Vulkan work for tests, benchmarks and demos
+ * live in the test kit ({@code gpusync-test}: {@code io.gpusync.test.vulkan}).
  *
  * <p>All entry points go through the jextract bindings, after {@code NativeLibraries.require}: a machine
  * without {@code libvulkan.so.1} gets {@link io.gpusync.SyncNotSupportedException}. Device-level functions
@@ -22,10 +23,11 @@
  *       ({@code HandleRelease}) when the anchor's last hold drops. Holds: every waiter; every wait and probe for its
  *       whole driver call ({@code AnchoredWaiter.pinned}; a wait set's {@code vkWaitSemaphores} pins every
  *       member); {@code hostSignal}/{@code counterValue} for the call ({@code DeviceState.holdOwned}: the wait a
- *       signal ends may close the last waiter); and a {@link io.gpusync.vulkan.VulkanProducers.VulkanContext}
- *       submission that refers to it, until an empty batch behind it has signalled a private timeline
+ *       signal ends may close the last waiter); and a {@link io.gpusync.vulkan.VulkanDevice#submit}
+ *       batch that refers to it, until an empty batch behind it has signalled a private timeline
  *       ({@code SubmissionHolds}: Vulkan forbids destroying a handle a pending batch refers to). The application's
- *       own submissions and {@code vkSignalSemaphore}s on an adopted handle are the application's: keep a waiter
+ *       own submissions (other than through {@code submit}) and {@code vkSignalSemaphore}s on an adopted handle
+ *       are the application's: keep a waiter
  *       open until they have completed. A borrowed handle is the caller's</td></tr>
  *   <tr><td>wake-up semaphores ({@code DeviceWaitSet}, {@code WakeSemaphore}), the retirement semaphore of
  *       {@code SubmissionHolds}</td><td>gpusync, per device</td><td>destroyed by the device state's release,
@@ -33,9 +35,8 @@
  *       device)</td></tr>
  *   <tr><td>arrays and structs of {@code vkWaitSemaphores}, {@code vkSignalSemaphore}, {@code vkQueueSubmit}
  *       </td><td>confined arenas</td><td>read during the call ({@code vkQueueSubmit} copies its batches)</td></tr>
- *   <tr><td>{@code VkDevice}/{@code VkInstance} of a {@code VulkanContext}</td><td>gpusync</td><td>destroyed
- *       after {@code vkDeviceWaitIdle}, on the housekeeping thread, once every view, waiter, owned handle and
- *       submission hold is gone. A wrapped device is the caller's: destroy it only after all of that</td></tr>
+ *   <tr><td>{@code VkDevice}/{@code VkInstance}</td><td>the application</td><td>destroy them only once every view,
+ *       waiter, owned handle and submission hold is gone: {@code VulkanDevice.whenReleased()} says when</td></tr>
  *   <tr><td>out-parameters ({@code DeviceFunctions}' per-thread scratch)</td><td>gpusync</td><td>never escape
  *       a call</td></tr>
  * </table>

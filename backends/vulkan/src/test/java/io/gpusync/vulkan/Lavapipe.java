@@ -7,7 +7,7 @@ import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadFactory;
-import io.gpusync.vulkan.VulkanProducers.VulkanContext;
+import io.gpusync.test.vulkan.VulkanContext;
 
 /**
  * Test support: a real Vulkan device on lavapipe (Surefire pins the ICD with {@code VK_DRIVER_FILES}).

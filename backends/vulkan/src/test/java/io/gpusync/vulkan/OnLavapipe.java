@@ -2,7 +2,7 @@ package io.gpusync.vulkan;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import io.gpusync.vulkan.VulkanProducers.VulkanContext;
+import io.gpusync.test.vulkan.VulkanContext;
 
 /** A test class on one real lavapipe device, opened before its tests and closed after them (see {@link Lavapipe}). */
 abstract class OnLavapipe {

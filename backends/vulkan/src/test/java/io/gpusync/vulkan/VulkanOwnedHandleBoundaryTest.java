@@ -3,7 +3,7 @@ package io.gpusync.vulkan;
 import io.gpusync.testsuite.ChildJvm;
 import io.gpusync.SyncPoint;
 import io.gpusync.SyncWaiter;
-import io.gpusync.vulkan.VulkanProducers.VulkanContext;
+import io.gpusync.test.vulkan.VulkanContext;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;

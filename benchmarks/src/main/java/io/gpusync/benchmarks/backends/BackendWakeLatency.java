@@ -8,17 +8,17 @@ import io.gpusync.gl.EglReusableSync;
 import io.gpusync.gl.GlSemaphores;
 import io.gpusync.VulkanSemaphoreKind;
 import io.gpusync.cuda.CudaExternalSemaphore;
-import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
-import io.gpusync.vulkan.VulkanProducers.ExportingVulkanDevice;
+import io.gpusync.test.cuda.CudaWorkQueue;
+import io.gpusync.test.vulkan.ExportingVulkanDevice;
 import io.gpusync.bindings.d3d12.D3d12Shim;
 import io.gpusync.d3d12.D3D12Fences;
-import io.gpusync.d3d12.D3D12Producers;
+import io.gpusync.test.d3d12.D3D12Device;
 import io.gpusync.linux.EventFd;
-import io.gpusync.opencl.OpenClProducers.OpenClContext;
-import io.gpusync.opencl.OpenClProducers.OpenClUserEvent;
+import io.gpusync.test.opencl.OpenClContext;
+import io.gpusync.test.opencl.OpenClUserEvent;
 import io.gpusync.reactor.GpuSync;
 import io.gpusync.reactor.SyncEngine;
-import io.gpusync.vulkan.VulkanProducers.VulkanContext;
+import io.gpusync.test.vulkan.VulkanContext;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
@@ -392,7 +392,7 @@ public final class BackendWakeLatency {
      * GpuSync watches the point's eventfd on its epoll loop.
      */
     private static List<Subject> d3d12() {
-        D3D12Producers.D3D12Device device = D3D12Producers.D3D12Device.open();
+        D3D12Device device = D3D12Device.open();
         MemorySegment hostFence = device.createFence(0);
         MemorySegment queueFence = device.createFence(0);
         SyncPoint.D3D12 host = D3D12Fences.adopt(hostFence, 0);

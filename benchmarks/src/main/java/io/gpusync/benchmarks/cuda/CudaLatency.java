@@ -2,7 +2,7 @@ package io.gpusync.benchmarks.cuda;
 
 import io.gpusync.SyncPoint;
 import io.gpusync.bindings.cuda.Cuda;
-import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
+import io.gpusync.test.cuda.CudaWorkQueue;
 import io.gpusync.reactor.GpuSync;
 import io.gpusync.reactor.SyncEngine;
 import io.gpusync.reactor.WaitPolicy;

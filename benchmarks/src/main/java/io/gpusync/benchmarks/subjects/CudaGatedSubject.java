@@ -4,7 +4,7 @@ import io.gpusync.SyncNotSupportedException;
 import io.gpusync.SyncPoint;
 import io.gpusync.SyncWaiter;
 import io.gpusync.bindings.cuda.Cuda;
-import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
+import io.gpusync.test.cuda.CudaWorkQueue;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

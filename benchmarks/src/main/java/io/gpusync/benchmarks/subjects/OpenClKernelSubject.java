@@ -2,8 +2,8 @@ package io.gpusync.benchmarks.subjects;
 
 import io.gpusync.SyncPoint;
 import io.gpusync.SyncWaiter;
-import io.gpusync.opencl.OpenClProducers.OpenClContext;
-import io.gpusync.opencl.OpenClProducers.OpenClUserEvent;
+import io.gpusync.test.opencl.OpenClContext;
+import io.gpusync.test.opencl.OpenClUserEvent;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -1,8 +1,8 @@
 package io.gpusync.benchmarks.subjects;
 
 import io.gpusync.SyncWaiter;
-import io.gpusync.opencl.OpenClProducers.OpenClContext;
-import io.gpusync.opencl.OpenClProducers.OpenClUserEvent;
+import io.gpusync.test.opencl.OpenClContext;
+import io.gpusync.test.opencl.OpenClUserEvent;
 
 import java.util.ArrayList;
 import java.util.HashMap;

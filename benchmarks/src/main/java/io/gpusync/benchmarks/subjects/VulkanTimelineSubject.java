@@ -2,7 +2,7 @@ package io.gpusync.benchmarks.subjects;
 
 import io.gpusync.SyncPoint;
 import io.gpusync.SyncWaiter;
-import io.gpusync.vulkan.VulkanProducers.VulkanContext;
+import io.gpusync.test.vulkan.VulkanContext;
 
 
 /**

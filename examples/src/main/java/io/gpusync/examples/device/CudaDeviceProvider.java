@@ -2,7 +2,7 @@ package io.gpusync.examples.device;
 
 import io.gpusync.SyncCancelledException;
 import io.gpusync.SyncPoint;
-import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
+import io.gpusync.test.cuda.CudaWorkQueue;
 
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;

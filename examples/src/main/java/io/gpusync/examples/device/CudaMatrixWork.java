@@ -6,7 +6,7 @@ import io.gpusync.SyncBackendException;
 import io.gpusync.SyncNotSupportedException;
 import io.gpusync.SyncPoint;
 import io.gpusync.bindings.cuda.Cuda;
-import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
+import io.gpusync.test.cuda.CudaWorkQueue;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,6 +1,6 @@
 package io.gpusync.examples.device;
 
-import io.gpusync.d3d12.D3D12Producers;
+import io.gpusync.test.d3d12.D3D12Device;
 
 /**
  * D3D12 through vkd3d: each unit of work is one {@code ID3D12CommandQueue::Signal}, and its point is the value that
@@ -20,7 +20,7 @@ public final class D3D12DeviceProvider implements DeviceProvider {
 
     @Override
     public Device open(DeviceOptions options) {
-        D3D12Producers.D3D12Device d3d12 = D3D12Producers.D3D12Device.open();
+        D3D12Device d3d12 = D3D12Device.open();
         return new QueueSignalDevice("d3d12", "D3D12 through vkd3d: one queue Signal per unit, one pending per fence",
                 d3d12::queueSignalPoint, d3d12::close);
     }

@@ -1,7 +1,7 @@
 package io.gpusync.examples.device;
 
 import io.gpusync.SyncPoint;
-import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
+import io.gpusync.test.cuda.CudaWorkQueue;
 
 import java.time.Duration;
 

@@ -5,7 +5,7 @@ import io.gpusync.SyncCancelledException;
 import io.gpusync.SyncNotSupportedException;
 import io.gpusync.SyncPoint;
 import io.gpusync.bindings.opencl.OpenCl;
-import io.gpusync.opencl.OpenClProducers.OpenClContext;
+import io.gpusync.test.opencl.OpenClContext;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -5,7 +5,7 @@ import io.gpusync.SyncNotSupportedException;
 import io.gpusync.SyncPoint;
 import io.gpusync.bindings.vulkan.VkPhysicalDeviceProperties;
 import io.gpusync.bindings.vulkan.Vulkan;
-import io.gpusync.vulkan.VulkanProducers.VulkanContext;
+import io.gpusync.test.vulkan.VulkanContext;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

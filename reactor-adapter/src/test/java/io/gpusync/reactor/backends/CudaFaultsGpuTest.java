@@ -6,7 +6,7 @@ import io.gpusync.SyncCancelledException;
 import io.gpusync.SyncException;
 import io.gpusync.SyncPoint;
 import io.gpusync.bindings.cuda.Cuda;
-import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
+import io.gpusync.test.cuda.CudaWorkQueue;
 import io.gpusync.reactor.GpuSync;
 import io.gpusync.reactor.SyncEngine;
 import org.junit.jupiter.api.Tag;
@@ -14,7 +14,6 @@ import org.junit.jupiter.api.Test;
 
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -444,10 +443,7 @@ class CudaFaultsGpuTest {
         }
 
         private static MemorySegment function(CudaWorkQueue q, String name) throws Exception {
-            String ptx;
-            try (InputStream in = CudaWorkQueue.class.getResourceAsStream("kernels.ptx")) {
-                ptx = new String(in.readAllBytes(), StandardCharsets.US_ASCII);
-            }
+            String ptx = CudaWorkQueue.kernelsPtx();
             check(Cuda.cuCtxPushCurrent_v2(q.context()), "push");
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment p = arena.allocate(ValueLayout.ADDRESS);

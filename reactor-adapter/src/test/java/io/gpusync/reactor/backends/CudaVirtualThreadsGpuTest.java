@@ -2,7 +2,7 @@ package io.gpusync.reactor.backends;
 
 import io.gpusync.SyncNotSupportedException;
 import io.gpusync.SyncPoint;
-import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
+import io.gpusync.test.cuda.CudaWorkQueue;
 import io.gpusync.reactor.GpuSync;
 import io.gpusync.reactor.SyncEngine;
 import org.junit.jupiter.api.AfterAll;

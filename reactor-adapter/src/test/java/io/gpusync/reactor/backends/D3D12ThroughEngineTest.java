@@ -6,7 +6,7 @@ import io.gpusync.SyncPoint;
 import io.gpusync.SyncTimeoutException;
 import io.gpusync.bindings.d3d12.D3d12Shim;
 import io.gpusync.d3d12.D3D12Fences;
-import io.gpusync.d3d12.D3D12Producers;
+import io.gpusync.test.d3d12.D3D12Device;
 import io.gpusync.reactor.GpuSync;
 import io.gpusync.reactor.SyncEngine;
 import io.gpusync.reactor.WaitPath;
@@ -29,13 +29,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * with {@link DeviceLostException} — not a completion — when the fence jumps to {@code UINT64_MAX}.
  */
 class D3D12ThroughEngineTest {
-    private static D3D12Producers.D3D12Device d3d12;
+    private static D3D12Device d3d12;
     private static SyncEngine engine;
 
     @BeforeAll
     static void open() {
         try {
-            d3d12 = D3D12Producers.D3D12Device.open();
+            d3d12 = D3D12Device.open();
         } catch (SyncNotSupportedException absent) {
             System.out.println("[skipped] " + absent.getMessage());
             assumeTrue(false, absent.getMessage());

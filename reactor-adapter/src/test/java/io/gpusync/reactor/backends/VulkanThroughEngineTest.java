@@ -14,7 +14,7 @@ import io.gpusync.bindings.vulkan.PFN_vkSignalSemaphore;
 import io.gpusync.bindings.vulkan.VkFenceCreateInfo;
 import io.gpusync.bindings.vulkan.VkSemaphoreSignalInfo;
 import io.gpusync.bindings.vulkan.Vulkan;
-import io.gpusync.vulkan.VulkanProducers.VulkanContext;
+import io.gpusync.test.vulkan.VulkanContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

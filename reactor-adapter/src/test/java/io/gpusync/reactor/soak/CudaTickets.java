@@ -3,8 +3,8 @@ package io.gpusync.reactor.soak;
 import io.gpusync.SyncNotSupportedException;
 import io.gpusync.SyncPoint;
 import io.gpusync.cuda.CudaExternalSemaphore;
-import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
-import io.gpusync.vulkan.VulkanProducers.ExportingVulkanDevice;
+import io.gpusync.test.cuda.CudaWorkQueue;
+import io.gpusync.test.vulkan.ExportingVulkanDevice;
 
 import java.util.Random;
 import java.util.function.UnaryOperator;

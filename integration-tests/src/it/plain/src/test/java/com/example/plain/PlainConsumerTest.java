@@ -3,7 +3,7 @@ package com.example.plain;
 import io.gpusync.SyncPoint;
 import io.gpusync.cpu.CpuTimeline;
 import io.gpusync.reactor.GpuSync;
-import io.gpusync.vulkan.VulkanProducers.VulkanContext;
+import io.gpusync.test.vulkan.VulkanContext;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
@@ -17,7 +17,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** A consumer with only the BOM and gpusync-reactor-adapter: no Netty, a host timeline and a Vulkan device. */
+/**
+ * A consumer with only the BOM and gpusync-reactor-adapter (and the test kit for its Vulkan producer): no Netty, a host
+ * timeline and a Vulkan device.
+ */
 class PlainConsumerTest {
 
     @Test

@@ -1,21 +1,20 @@
 package io.gpusync.cuda;
 
 import io.gpusync.SyncCancelledException;
-import io.gpusync.cuda.CudaProducers.CudaWorkQueue;
 
 /**
- * The lifetime of an owned producer ({@link CudaWorkQueue}): while it is open its points wait normally; once it
- * ends, every wait on them fails with {@link SyncCancelledException} — registrations behind stream callbacks at
- * once ({@link StreamCallbacks#failOwner}), probes and later registrations on their next call
- * ({@link #check()}). The native objects themselves stay valid until their anchors are released, so nothing is
- * touched after it is freed. Thread-safe.
+ * The lifetime of a {@link CudaPointOwner}: while it is open its points wait normally; once it ends, every wait on
+ * them fails with {@link SyncCancelledException} — registrations behind stream callbacks at once
+ * ({@link StreamCallbacks#failOwner}), probes and later registrations on their next call ({@link #check()}). The
+ * native objects themselves stay valid until their anchors are released, so nothing is touched after it is freed.
+ * Thread-safe.
  */
-final class ProducerLifetime {
+final class OwnerLifetime {
     private final CudaDriverService service;
     private final String what;
     private volatile boolean ended;
 
-    ProducerLifetime(CudaDriverService service, String what) {
+    OwnerLifetime(CudaDriverService service, String what) {
         this.service = service;
         this.what = what;
     }
