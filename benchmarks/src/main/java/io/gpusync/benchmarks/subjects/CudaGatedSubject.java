@@ -55,7 +55,7 @@ public final class CudaGatedSubject implements Subject {
     static final int STUCK_SECONDS = 5;
     /**
      * Consecutive points per lane (stream): a quarter of what one stream's submission queue held before the enqueue
-     * blocked (≈ 510 on the H200), so that lanes sharing a hardware queue (more streams than
+     * blocked (RESULTS.md has the figure), so that lanes sharing a hardware queue (more streams than
      * {@code CUDA_DEVICE_MAX_CONNECTIONS}) stay below it too.
      */
     static final int POINTS_PER_LANE = 128;
