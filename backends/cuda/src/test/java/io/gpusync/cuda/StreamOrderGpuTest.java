@@ -136,9 +136,12 @@ class StreamOrderGpuTest {
         List<MemorySegment> gates = gates(4);
         List<Gated> streams = new ArrayList<>();
         try {
+            // every queue is opened before any stream is held at its gate: loading a queue's kernels module
+            // (cuModuleLoadData) while another stream of the context waits on a host gate spins in the driver for good
             for (MemorySegment g : gates) {
-                Gated s = new Gated(g);
-                streams.add(s);
+                streams.add(new Gated(g));
+            }
+            for (Gated s : streams) {
                 s.record(250);
             }
             CountDownLatch done = new CountDownLatch(1_000);

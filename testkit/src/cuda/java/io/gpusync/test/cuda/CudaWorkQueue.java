@@ -87,7 +87,9 @@ public final class CudaWorkQueue implements AutoCloseable {
     }
 
     /**
-     * Opens device {@code device}.
+     * Opens device {@code device}. Open queues before holding any stream of the device's primary context at a host
+     * gate ({@code cuStreamWaitValue*} on memory the host writes later): loading the queue's kernels
+     * ({@code cuModuleLoadData}) may wait in the driver for that stream, so it would not return until the gate opens.
      *
      * @throws SyncNotSupportedException if there is no CUDA driver or no such device
      */
