@@ -98,15 +98,21 @@ final class ComputeRoute {
                     .subscribeOn(Schedulers.boundedElastic())
                     .timeout(timeout);
             case VIRTUAL_THREADS -> Mono.<Void>create(sink -> virtualThreads.newThread(() -> {
+                // counted while blocked only: the answer (and the client's next request) comes after the count drops
                 int alive = virtualAlive.incrementAndGet();
                 virtualPeak.accumulateAndGet(alive, Math::max);
+                Throwable failure = null;
                 try {
                     device.awaitBlocking(c.point(), timeout);
-                    sink.success();
                 } catch (Throwable t) {
-                    sink.error(t);
+                    failure = t;
                 } finally {
                     virtualAlive.decrementAndGet();
+                }
+                if (failure == null) {
+                    sink.success();
+                } else {
+                    sink.error(failure);
                 }
             }).start()).timeout(timeout);
         };
