@@ -8,5 +8,6 @@ module io.gpusync.backend.kit {
     exports io.gpusync.kit to
             io.gpusync.cpu, io.gpusync.cuda, io.gpusync.d3d11, io.gpusync.d3d12, io.gpusync.gl, io.gpusync.linux, io.gpusync.metal, io.gpusync.opencl, io.gpusync.vulkan, io.gpusync.wgpu, io.gpusync.reactor, io.gpusync.testsuite, io.gpusync.benchmarks;
     exports io.gpusync.internal to
-            io.gpusync.cpu, io.gpusync.cuda, io.gpusync.d3d11, io.gpusync.d3d12, io.gpusync.gl, io.gpusync.linux, io.gpusync.metal, io.gpusync.opencl, io.gpusync.vulkan, io.gpusync.wgpu, io.gpusync.reactor, io.gpusync.testsuite, io.gpusync.benchmarks;
+            io.gpusync.cpu, io.gpusync.cuda, io.gpusync.d3d11, io.gpusync.d3d12, io.gpusync.gl, io.gpusync.linux, io.gpusync.metal, io.gpusync.opencl, io.gpusync.vulkan, io.gpusync.wgpu, io.gpusync.reactor, io.gpusync.testsuite, io.gpusync.benchmarks,
+            io.gpusync.test, io.gpusync.examples;
 }

@@ -6,6 +6,7 @@ module io.gpusync.examples {
     requires io.gpusync.d3d12;
     requires io.gpusync.opencl;
     requires io.gpusync.vulkan;
+    requires io.gpusync.backend.kit; // CStrings: driver strings read to their terminator
     requires io.gpusync.test; // the producers of GPU work behind the device providers
     requires io.gpusync.bindings.opencl; // raw handles for the device providers and CUDA subjects
     requires io.gpusync.bindings.vulkan;

@@ -11,6 +11,7 @@ module io.gpusync.test {
     requires transitive reactor.core;
     requires transitive reactor.test;
     // producers of real GPU work, one package per backend; a user reads the backends the user's project declares
+    requires static io.gpusync.backend.kit; // CStrings: driver strings read to their terminator
     requires static io.gpusync.gl;
     requires static io.gpusync.bindings.gl;
     requires static io.gpusync.d3d12;

@@ -20,6 +20,7 @@ public final class NativeArrays {
         if (count <= 0 || array.equals(MemorySegment.NULL)) {
             return new long[0];
         }
+        // read-only and copied out at once, while the caller's call (and so its struct) is in progress
         return array.reinterpret(ValueLayout.JAVA_LONG.byteSize() * count).toArray(ValueLayout.JAVA_LONG);
     }
 }

@@ -85,7 +85,7 @@ class GlFenceContractTest extends SyncWaiterContract {
         producer = GlTestSupport.producer(1, 1);
         producer.runCurrent(() -> {
             gl = new Gl();
-            String version = Gles.glGetString(Gles.GL_VERSION()).reinterpret(256).getString(0);
+            String version = io.gpusync.internal.CStrings.read(Gles.glGetString(Gles.GL_VERSION()));
             assumeTrue(!version.startsWith("OpenGL ES 3.0"), "needs OpenGL ES 3.1 (shader storage buffers): " + version);
             program = gl.program(VERTEX, FRAGMENT);
         });

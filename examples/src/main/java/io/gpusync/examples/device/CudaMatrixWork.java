@@ -92,6 +92,7 @@ final class CudaMatrixWork implements AutoCloseable {
                 long bytes = SLOT_BYTES * slotsPerStream;
                 for (int s = 0; s < streams.length; s++) {
                     check(Cuda.cuMemHostAlloc(p, bytes, 0), "cuMemHostAlloc(" + bytes + " B)");
+                    // exactly the bytes cuMemHostAlloc gave; freed only at close, after the queues that use them have drained
                     MemorySegment host = p.get(ValueLayout.ADDRESS, 0).reinterpret(bytes);
                     int r = Cuda.cuMemAlloc_v2(dptr, bytes);
                     if (r != 0) {
@@ -412,7 +413,7 @@ final class CudaMatrixWork implements AutoCloseable {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment p = a.allocate(ValueLayout.ADDRESS);
             if (Cuda.cuGetErrorName(r, p) == 0) {
-                name = p.get(ValueLayout.ADDRESS, 0).reinterpret(256).getString(0);
+                name = io.gpusync.internal.CStrings.read(p.get(ValueLayout.ADDRESS, 0)); // a static string of the driver
             }
         }
         return new SyncBackendException(ErrorKind.FATAL, BackendKind.CUDA, r, name, what);

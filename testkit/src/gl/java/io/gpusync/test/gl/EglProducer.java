@@ -66,7 +66,7 @@ public final class EglProducer implements AutoCloseable {
         requireLibrary("libGLESv2.so.2");
         MemorySegment clientExt = Egl.eglQueryString(Egl.EGL_NO_DISPLAY(), Egl.EGL_EXTENSIONS());
         if (clientExt.equals(MemorySegment.NULL)
-                || !clientExt.reinterpret(1 << 16).getString(0).contains("EGL_MESA_platform_surfaceless")) {
+                || !io.gpusync.internal.CStrings.read(clientExt).contains("EGL_MESA_platform_surfaceless")) {
             throw new SyncNotSupportedException(BackendKind.OPENGL,
                     "EGL has no EGL_MESA_platform_surfaceless client extension (Mesa's libegl-mesa0 not installed?)");
         }
