@@ -35,8 +35,9 @@ import java.util.List;
  * queues are closed (drained).
  */
 final class CudaMatrixWork implements AutoCloseable {
-    private static final long SLOT_BYTES = 48 * 1024; // input (32 KiB) then output (16 KiB + 4 B) of one request
-    private static final long OUTPUT_OFFSET = MatrixChain.INPUT_BYTES;
+    /** One request's input, then its output (X and the checksum word), rounded up to 256 B so slots stay aligned. */
+    static final long SLOT_BYTES = (MatrixChain.INPUT_BYTES + MatrixChain.OUTPUT_BYTES + 255) & ~255L;
+    static final long OUTPUT_OFFSET = MatrixChain.INPUT_BYTES;
     private static final int THREADS = 256; // matrix.cu's THREADS
     private static final Duration CALIBRATION_TIMEOUT = Duration.ofSeconds(20);
 
