@@ -115,8 +115,15 @@ public final class BackendSoak {
         StallReport stallReport = new StallReport();
         long midRun = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds) * 2 / 5;
         ProcessResources mid = null;
+        boolean overrunReported = false;
         for (Thread t : threads) {
             while (!t.join(Duration.ofSeconds(1))) {
+                if (!overrunReported && System.nanoTime() - end > TimeUnit.SECONDS.toNanos(60)) {
+                    overrunReported = true; // a worker inside a driver call that never returns: say where everyone is
+                    ledger.problem(t.getName() + " still running 60 s after the end");
+                    Ledger.dumpThreads(System.out);
+                    StallReport.print(System.out, t.getName() + " still running 60 s after the end");
+                }
                 if (mid == null && System.nanoTime() - midRun > 0) {
                     System.gc();
                     mid = ProcessResources.now(); // code cache and arenas have grown by now: a leak keeps growing
