@@ -169,12 +169,14 @@ final class AdaptiveProbePass {
 
     /**
      * One pass over the cold list: every wait probed (completions and failures leave it, a wait whose source now
-     * says it is due soon goes back to {@code active}).
+     * says it is due soon goes back to {@code active}, and {@code out}'s {@link Outcome#nextDue} is brought forward
+     * to its next probe: the poller sleeps until the earliest wait of either list is due, and a wait moved back after
+     * the pass over {@code active} must count too, or the poller could sleep past it).
      *
      * @return completions
      */
     static int runCold(ArrayList<PendingWait> cold, ArrayList<PendingWait> active,
-                       Map<Class<?>, CompletionTimes> sources, long spinBudget, ProbePass.Prober probes) {
+                       Map<Class<?>, CompletionTimes> sources, long spinBudget, ProbePass.Prober probes, Outcome out) {
         int completions = 0;
         long now = System.nanoTime();
         for (int i = cold.size() - 1; i >= 0; i--) {
@@ -191,6 +193,7 @@ final class AdaptiveProbePass {
                         long next = nextProbe(w, source(w, sources), now, spinBudget);
                         if (!belongsCold(w, now, spinBudget)) {
                             w.polled.nextProbeNanos = next;
+                            out.nextDue = Math.min(out.nextDue, next);
                             active.add(w);
                             remove = true;
                         }

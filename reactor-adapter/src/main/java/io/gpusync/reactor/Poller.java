@@ -321,7 +321,7 @@ final class Poller {
                 int completions = pass.completions;
                 long now = System.nanoTime();
                 if (!cold.isEmpty() && now - coldDue >= 0) {
-                    completions += AdaptiveProbePass.runCold(cold, active, sources, idleSpinNanos, this);
+                    completions += AdaptiveProbePass.runCold(cold, active, sources, idleSpinNanos, this, pass);
                     long after = System.nanoTime();
                     coldDue = after + AdaptiveProbePass.coldInterval(after - now);
                     now = after;

@@ -257,4 +257,36 @@ class AdaptiveProbingTest {
         double share = (40_000.0 + AdaptiveProbePass.WAKE_NANOS) / AdaptiveProbePass.coldInterval(40_000);
         assertThat(share).isLessThanOrEqualTo(AdaptiveProbePass.COLD_SHARE + 1e-9);
     }
+
+    /**
+     * A wait that went cold while its source was unlearned comes back to the active list once the source learns a
+     * window around its age, and the pass's next-due time covers it: the poller sleeps until then, not for ever. (With
+     * the active list empty during the pass and every cold wait moved back, the next-due time stayed "never": the
+     * poller parked with waits due, and they timed out with their fds readable — 25–116 of 200 eventfd waits in 3 s on
+     * this box, and the spring-mvc consumer's 504s.)
+     */
+    @Test
+    void aColdWaitMovedBackToTheActiveListIsCountedInWhenThePollerWakesNext() throws InterruptedException {
+        PendingWait w = newWait();
+        java.util.HashMap<Class<?>, CompletionTimes> sources = new java.util.HashMap<>();
+        java.util.ArrayList<PendingWait> active = new java.util.ArrayList<>(java.util.List.of(w));
+        java.util.ArrayList<PendingWait> cold = new java.util.ArrayList<>();
+        AdaptiveProbePass.Outcome out = new AdaptiveProbePass.Outcome();
+        Thread.sleep(10); // unlearned and 10 ms old: past its spin budget by far, so it goes cold
+        AdaptiveProbePass.run(active, cold, sources, SPIN, out, x -> false);
+        assertThat(cold).containsExactly(w);
+        assertThat(active).isEmpty();
+        assertThat(out.nextDue).as("nothing left on the active list").isEqualTo(Long.MAX_VALUE);
+
+        CompletionTimes t = sources.get(w.waiter.getClass()); // the source then learns completions at about 1 s
+        for (int i = 0; i < CompletionTimes.LEARNED_AFTER * 4; i++) {
+            t.record(1_000_000_000L + (i % 5) * 20_000_000L);
+        }
+        assertThat(t.learned()).isTrue();
+        AdaptiveProbePass.runCold(cold, active, sources, SPIN, x -> false, out);
+        assertThat(active).as("before its window now: no longer cold").containsExactly(w);
+        assertThat(cold).isEmpty();
+        assertThat(out.nextDue).as("the poller wakes for it").isEqualTo(w.polled.nextProbeNanos)
+                .isEqualTo(w.startNanos + t.hotFrom());
+    }
 }
