@@ -62,6 +62,7 @@ public final class CudaLatency {
                 ? Arrays.stream(args[3].split(",")).mapToInt(s -> Integer.parseInt(s.trim().replace("_", ""))).toArray()
                 : new int[] {1, 1_000, 10_000};
         StringBuilder md = new StringBuilder();
+        StringBuilder breakdowns = new StringBuilder(); // the report's last table: a line per row
         CudaWorkQueue background = CudaWorkQueue.open(0);
         try (CudaWorkQueue q = CudaWorkQueue.open(0)) { // opened first: a module load waits for the device to idle
             // one SM kept busy for the whole run: the N - 1 other waits are events recorded behind it, never completing
@@ -91,7 +92,7 @@ public final class CudaLatency {
                         strategies.put("gpusync host timeline, LOW_CPU", qq -> viaEngine(qq, callbackOnly, true, kernel));
                         int n = (int) Math.min(iterations, Math.max(100, 750_000_000L / Math.max(kernel, 1)));
                         for (var e : strategies.entrySet()) {
-                            rows.add(row(md, kernel, inFlight, e.getKey(), q, n, e.getValue()));
+                            rows.add(row(md, breakdowns, kernel, inFlight, e.getKey(), q, n, e.getValue()));
                             save(out, md, rows); // row by row: a run cut short by a device time limit keeps what it measured
                         }
                     }
@@ -102,6 +103,10 @@ public final class CudaLatency {
                     others.forEach(Disposable::dispose);
                 }
                 md.append(summary(rows));
+                md.append("\nCPU µs per iteration by thread group (threads named with trailing digits dropped; the"
+                        + " rest of the process is the driver's and the JVM's other threads):\n\n"
+                        + "| kernel | in flight | strategy | CPU µs per iteration |\n|---:|---:|---|---|\n")
+                        .append(breakdowns);
                 save(out, md, List.of());
             } finally {
                 defaults.dispose();
@@ -191,23 +196,28 @@ public final class CudaLatency {
                 && r.strategy().equals(strategy)).findFirst().orElse(null);
     }
 
-    private static Row row(StringBuilder md, long kernel, int inFlight, String name, CudaWorkQueue q, int iterations,
+    private static Row row(StringBuilder md, StringBuilder breakdowns, long kernel, int inFlight, String name,
+                           CudaWorkQueue q, int iterations,
                            Function<CudaWorkQueue, Long> strategy) {
         for (int i = 0; i < Math.min(200, iterations / 10); i++) {
             strategy.apply(q); // warm-up
         }
         long[] samples = new long[iterations];
+        Map<String, Long> byGroup0 = cpuByThreadGroup();
+        long process0 = processCpuNanos();
         long cpu0 = cpuNanos();
         long wall0 = System.nanoTime();
         for (int i = 0; i < iterations; i++) {
             samples[i] = strategy.apply(q);
         }
         double cores = (cpuNanos() - cpu0) / (double) (System.nanoTime() - wall0);
+        String breakdown = cpuBreakdown(byGroup0, cpuByThreadGroup(), processCpuNanos() - process0, iterations);
         Arrays.sort(samples);
         md.append(String.format("| %s | %,d | %s | %,d | %.1f | %.1f | %.1f | %.2f |%n", kernelLabel(kernel), inFlight, name,
                 iterations, pct(samples, 0.50), pct(samples, 0.90), pct(samples, 0.99), cores));
-        System.err.printf("  %6s %,6d in flight  %-45s p50 %.1f µs  %.3f cores%n", kernelLabel(kernel), inFlight, name,
-                pct(samples, 0.50), cores);
+        breakdowns.append(String.format("| %s | %,d | %s | %s |%n", kernelLabel(kernel), inFlight, name, breakdown));
+        System.err.printf("  %6s %,6d in flight  %-45s p50 %.1f µs  %.3f cores  (CPU µs per iteration: %s)%n",
+                kernelLabel(kernel), inFlight, name, pct(samples, 0.50), cores, breakdown);
         return new Row(kernel, inFlight, name, pct(samples, 0.50) * 1e3, cores);
     }
 
@@ -219,6 +229,47 @@ public final class CudaLatency {
         double cores = (cpuNanos() - cpu0) / (double) (System.nanoTime() - wall0);
         return String.format("| – | %,d | gpusync idle: %,d pending waits, nothing completing | – | – | – | – | %.3f |%n",
                 inFlight, Math.max(0, inFlight - 1), cores);
+    }
+
+    /**
+     * CPU time by thread group: the measuring thread, and every other live thread under its name with trailing
+     * digits dropped (an engine's loop threads count as one group).
+     */
+    private static Map<String, Long> cpuByThreadGroup() {
+        java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        Map<String, Long> groups = new java.util.HashMap<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            long c = threads.getThreadCpuTime(t.threadId());
+            String group = t == Thread.currentThread() ? "measuring thread" : t.getName().replaceAll("[-#]?\\d+$", "");
+            groups.merge(group, Math.max(0, c), Long::sum);
+        }
+        return groups;
+    }
+
+    /** The whole process's CPU time (driver threads the JVM does not know included); -1 if not available. */
+    private static long processCpuNanos() {
+        return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+                ? os.getProcessCpuTime() : -1;
+    }
+
+    /**
+     * The groups that spent ≥ 1 µs per iteration, largest first, then the rest of the process (driver and JVM
+     * threads unknown to Java, threads that ended): where the CPU of a row went.
+     */
+    private static String cpuBreakdown(Map<String, Long> before, Map<String, Long> after, long process, int iterations) {
+        Map<String, Long> spent = new java.util.HashMap<>();
+        after.forEach((g, c) -> spent.put(g, c - before.getOrDefault(g, 0L)));
+        long known = spent.values().stream().mapToLong(Long::longValue).sum();
+        StringBuilder b = new StringBuilder();
+        spent.entrySet().stream().filter(e -> e.getValue() >= iterations * 1_000L)
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                .forEach(e -> b.append(b.isEmpty() ? "" : ", ").append(e.getKey()).append(' ')
+                        .append(String.format("%.1f", e.getValue() / 1e3 / iterations)));
+        if (process >= 0) {
+            b.append(b.isEmpty() ? "" : ", ").append("rest of the process ")
+                    .append(String.format("%.1f", Math.max(0, process - known) / 1e3 / iterations));
+        }
+        return b.toString();
     }
 
     private static double pct(long[] sorted, double p) {
