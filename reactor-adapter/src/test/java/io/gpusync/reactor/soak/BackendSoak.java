@@ -35,7 +35,11 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <pre>
  * java ... io.gpusync.reactor.soak.BackendSoak --seconds 120 [--cuda] [--grace-ms 5000] [--only opencl,vulkan]
+ *     [--give-up-after 50]
  * </pre>
+ * With {@code --give-up-after N} a run that has counted N problems prints every thread and ends with
+ * {@code SOAK FAIL} at the next progress report instead of running its course (a driver stall otherwise holds a
+ * failed run for minutes).
  * Run it under glibc's malloc checker: {@code LD_PRELOAD=libc_malloc_debug.so.0 MALLOC_CHECK_=3 MALLOC_PERTURB_=N}
  * (what {@code BackendSoakTest} does).
  */
@@ -59,10 +63,13 @@ public final class BackendSoak {
     private final AtomicLong devicesChurned = new AtomicLong();
     private final AtomicLong faultChildren = new AtomicLong();
     private final boolean cudaFaults;
+    /** Problems after which the run ends at once (0: never). */
+    private final int giveUpAfter;
     private volatile boolean stopping;
 
-    private BackendSoak(long seconds, long graceMillis, boolean cuda, java.util.Set<String> only) {
+    private BackendSoak(long seconds, long graceMillis, boolean cuda, java.util.Set<String> only, int giveUpAfter) {
         this.seconds = seconds;
+        this.giveUpAfter = giveUpAfter;
         this.ledger = new Ledger(TimeUnit.MILLISECONDS.toNanos(graceMillis));
         this.sources = new TicketSources(cuda, ledger::problem);
         if (!only.isEmpty()) {
@@ -75,6 +82,7 @@ public final class BackendSoak {
         long seconds = 60;
         long grace = 5_000;
         boolean cuda = false;
+        int giveUpAfter = 0;
         java.util.Set<String> only = new java.util.HashSet<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -82,10 +90,11 @@ public final class BackendSoak {
                 case "--seconds" -> seconds = Long.parseLong(args[++i]);
                 case "--grace-ms" -> grace = Long.parseLong(args[++i]);
                 case "--cuda" -> cuda = true;
+                case "--give-up-after" -> giveUpAfter = Integer.parseInt(args[++i]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
-        int rc = new BackendSoak(seconds, grace, cuda, only).run();
+        int rc = new BackendSoak(seconds, grace, cuda, only, giveUpAfter).run();
         System.out.flush();
         System.err.flush();
         Runtime.getRuntime().halt(rc);
@@ -134,6 +143,9 @@ public final class BackendSoak {
                             + ProcessResources.fdKinds());
                     printBusy("gpusync-housekeeping", "gpusync-cleaner", "soak-devices");
                     stallReport.check(System.out);
+                    if (giveUpAfter > 0 && ledger.problemCount() >= giveUpAfter) {
+                        giveUp();
+                    }
                 }
             }
         }
@@ -147,6 +159,17 @@ public final class BackendSoak {
         watchdog.interrupt();
         ledger.findOverdue(System.out);
         return report(baseline, mid != null ? mid : baseline, after, drained, stillPending);
+    }
+
+    /** Ends a failed run now: every thread's stack and OS state, the verdict, exit 1 (threads in drivers stay). */
+    private void giveUp() {
+        String why = ledger.problemCount() + " problems (--give-up-after " + giveUpAfter + ")";
+        Ledger.dumpThreads(System.out);
+        StallReport.print(System.out, why);
+        System.out.println("SOAK FAIL [gave up after " + why + "] seconds=" + seconds + " " + counts()
+                + " devicesChurned=" + devicesChurned.get() + " enginesChurned=" + engines.churned.get());
+        System.out.flush();
+        Runtime.getRuntime().halt(1);
     }
 
     /** One scenario of each source and one engine created and disposed: drivers allocate lazily. */

@@ -18,7 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Every backend of this machine at once, in one JVM under glibc's malloc checker, for
  * {@code -Dgpusync.soak.seconds} (45 by default): no crash, every wait ends exactly once within its bound, and
  * fds, gpusync's threads and resident memory come back to their baseline ({@link BackendSoak} checks all of
- * it and prints the figures). A longer run:
+ * it and prints the figures). A run with 50 problems ends there, with every thread's stack, instead of running out
+ * its time behind a stuck driver. A longer run:
  * {@code mvn -B -pl reactor-adapter -am verify -Dtest=BackendSoakTest -Dsurefire.failIfNoSpecifiedTests=false
  * -Dgpusync.soak.seconds=120}.
  */
@@ -32,7 +33,7 @@ class BackendSoakTest {
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "-Xms256m", "-Xmx256m", "-XX:+AlwaysPreTouch",
                 "-cp", System.getProperty("java.class.path"),
-                BackendSoak.class.getName(), "--seconds", Long.toString(seconds)));
+                BackendSoak.class.getName(), "--seconds", Long.toString(seconds), "--give-up-after", "50"));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         Map<String, String> env = pb.environment();
         String preload = Path.of(System.getProperty("java.home"), "lib", "libjsig.so").toString();
