@@ -38,7 +38,9 @@ final class Report {
     String markdown() throws IOException {
         b.append("# gpusync benchmark results\n\n");
         b.append("Written by the harness (`io.gpusync.benchmarks.harness.Harness`) in one run; every figure below was "
-                + "measured in that run. Do not edit by hand: rerun the command.\n\n");
+                + "measured in that run, except in the hand-written sections, each included as it is from "
+                + "`results/*.md` and naming its own run, machine and command (edit the file there and its copy here "
+                + "alike: a test holds them equal). Do not edit the rest by hand: rerun the command.\n\n");
         machine();
         headline();
         goals();
@@ -48,9 +50,10 @@ final class Report {
         }
         notes();
         jmh();
-        handNotes();
+        handNotes(HAND_NOTES);
         plotsSection();
         method();
+        handNotes(HAND_NOTES_AFTER_METHOD);
         return b.toString();
     }
 
@@ -325,10 +328,19 @@ final class Report {
         b.append("\n");
     }
 
+    /**
+     * The hand-written sections under {@code results/}, included as they are (each says its own run, machine and
+     * command): these before the plots, in this order. {@code RESULTS.md} holds each verbatim (a test checks it), so
+     * a rerun of the harness keeps them.
+     */
+    static final List<String> HAND_NOTES = List.of("notes.md", "cuda-harness-h200.md", "awaitEach-jmh.md",
+            "issue15.md", "waiter-handoff-jmh.md", "soak.md", "observation.md", "issue29.md");
+    /** The hand-written sections after the method: figures moved out of code comments, and the showcase. */
+    static final List<String> HAND_NOTES_AFTER_METHOD = List.of("design-figures.md", "showcase.md");
+
     /** Hand-written notes and sections measured elsewhere (each says its own run, machine and command). */
-    private void handNotes() throws IOException {
-        for (String name : List.of("notes.md", "cuda-harness-h200.md", "awaitEach-jmh.md", "issue15.md",
-                "waiter-handoff-jmh.md", "soak.md", "observation.md")) {
+    private void handNotes(List<String> names) throws IOException {
+        for (String name : names) {
             Path notes = o.out.resolve("results").resolve(name);
             if (Files.exists(notes)) {
                 b.append(Files.readString(notes)).append("\n\n");
