@@ -203,15 +203,14 @@ public final class CudaLatency {
             strategy.apply(q); // warm-up
         }
         long[] samples = new long[iterations];
-        Map<String, Long> byGroup0 = cpuByThreadGroup();
-        long process0 = processCpuNanos();
+        ThreadCpu byGroup0 = ThreadCpu.now();
         long cpu0 = cpuNanos();
         long wall0 = System.nanoTime();
         for (int i = 0; i < iterations; i++) {
             samples[i] = strategy.apply(q);
         }
         double cores = (cpuNanos() - cpu0) / (double) (System.nanoTime() - wall0);
-        String breakdown = cpuBreakdown(byGroup0, cpuByThreadGroup(), processCpuNanos() - process0, iterations);
+        String breakdown = ThreadCpu.now().since(byGroup0, iterations);
         Arrays.sort(samples);
         md.append(String.format("| %s | %,d | %s | %,d | %.1f | %.1f | %.1f | %.2f |%n", kernelLabel(kernel), inFlight, name,
                 iterations, pct(samples, 0.50), pct(samples, 0.90), pct(samples, 0.99), cores));
@@ -229,47 +228,6 @@ public final class CudaLatency {
         double cores = (cpuNanos() - cpu0) / (double) (System.nanoTime() - wall0);
         return String.format("| – | %,d | gpusync idle: %,d pending waits, nothing completing | – | – | – | – | %.3f |%n",
                 inFlight, Math.max(0, inFlight - 1), cores);
-    }
-
-    /**
-     * CPU time by thread group: the measuring thread, and every other live thread under its name with trailing
-     * digits dropped (an engine's loop threads count as one group).
-     */
-    private static Map<String, Long> cpuByThreadGroup() {
-        java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        Map<String, Long> groups = new java.util.HashMap<>();
-        for (Thread t : Thread.getAllStackTraces().keySet()) {
-            long c = threads.getThreadCpuTime(t.threadId());
-            String group = t == Thread.currentThread() ? "measuring thread" : t.getName().replaceAll("[-#]?\\d+$", "");
-            groups.merge(group, Math.max(0, c), Long::sum);
-        }
-        return groups;
-    }
-
-    /** The whole process's CPU time (driver threads the JVM does not know included); -1 if not available. */
-    private static long processCpuNanos() {
-        return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
-                ? os.getProcessCpuTime() : -1;
-    }
-
-    /**
-     * The groups that spent ≥ 1 µs per iteration, largest first, then the rest of the process (driver and JVM
-     * threads unknown to Java, threads that ended): where the CPU of a row went.
-     */
-    private static String cpuBreakdown(Map<String, Long> before, Map<String, Long> after, long process, int iterations) {
-        Map<String, Long> spent = new java.util.HashMap<>();
-        after.forEach((g, c) -> spent.put(g, c - before.getOrDefault(g, 0L)));
-        long known = spent.values().stream().mapToLong(Long::longValue).sum();
-        StringBuilder b = new StringBuilder();
-        spent.entrySet().stream().filter(e -> e.getValue() >= iterations * 1_000L)
-                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
-                .forEach(e -> b.append(b.isEmpty() ? "" : ", ").append(e.getKey()).append(' ')
-                        .append(String.format("%.1f", e.getValue() / 1e3 / iterations)));
-        if (process >= 0) {
-            b.append(b.isEmpty() ? "" : ", ").append("rest of the process ")
-                    .append(String.format("%.1f", Math.max(0, process - known) / 1e3 / iterations));
-        }
-        return b.toString();
     }
 
     private static double pct(long[] sorted, double p) {
