@@ -222,7 +222,8 @@ public final class ExportingVulkanDevice implements AutoCloseable {
         Vulkan.vkEnumeratePhysicalDevices(instance, count, MemorySegment.NULL);
         int n = count.get(ValueLayout.JAVA_INT, 0);
         MemorySegment devices = arena.allocate(ValueLayout.ADDRESS, Math.max(1, n));
-        Vulkan.vkEnumeratePhysicalDevices(instance, count, devices);
+        check(Vulkan.vkEnumeratePhysicalDevices(instance, count, devices), "vkEnumeratePhysicalDevices");
+        n = Math.min(n, count.get(ValueLayout.JAVA_INT, 0)); // the devices the driver wrote, as VulkanContext reads them
         for (int i = 0; i < n; i++) {
             MemorySegment pd = devices.getAtIndex(ValueLayout.ADDRESS, i);
             if (uuid == null) {
