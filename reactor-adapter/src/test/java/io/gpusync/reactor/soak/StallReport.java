@@ -11,7 +11,8 @@ import java.util.stream.Stream;
  * What every thread of the process is doing when a driver call looks stuck: the Java stack of each thread inside a
  * native binding call, and for every OS thread (the drivers' own included) its name, state, CPU time, kernel wait
  * channel and the system call it is in. A thread spinning inside a driver shows as running with growing CPU; one
- * waiting on a driver lock as sleeping in {@code futex}.
+ * waiting on a driver lock as sleeping in {@code futex}. With {@value #NATIVE_STACKS} set, every thread's native
+ * stack too.
  */
 final class StallReport {
     private String lastHousekeepingTop = "";
@@ -51,8 +52,49 @@ final class StallReport {
         } catch (IOException e) {
             b.append("  /proc/self/task unreadable: ").append(e).append('\n');
         }
+        nativeStacks(b);
         out.print(b);
         out.flush();
+    }
+
+    /** The environment variable that names a native stack dumper ({@code eu-stack}, or a wrapper of it). */
+    static final String NATIVE_STACKS = "GPUSYNC_NATIVE_STACKS";
+
+    /**
+     * Every thread's native stack, the drivers' own threads and frames included, when {@value #NATIVE_STACKS} names a
+     * dumper run as {@code <dumper> -m -p <pid>} (elfutils' {@code eu-stack}): which driver function each thread
+     * waits or spins in. The dumper stops every thread of this process while it walks them, so its output goes to a
+     * file (a pipe would fill while the reading thread is stopped) and is read once it ends, at most 60 s later.
+     */
+    private static void nativeStacks(StringBuilder b) {
+        String dumper = System.getenv(NATIVE_STACKS);
+        if (dumper == null || dumper.isBlank()) {
+            return;
+        }
+        Path file = null;
+        try {
+            file = Files.createTempFile("gpusync-native-stacks", ".txt");
+            Process p = new ProcessBuilder(dumper, "-m", "-p", Long.toString(ProcessHandle.current().pid()))
+                    .redirectErrorStream(true).redirectOutput(file.toFile()).start();
+            boolean ended = p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS);
+            if (!ended) {
+                p.destroyForcibly();
+            }
+            b.append("SOAK NATIVE STACKS (").append(dumper).append(ended ? "" : ", stopped after 60 s").append(")\n")
+                    .append(Files.readString(file));
+        } catch (IOException e) {
+            b.append("SOAK NATIVE STACKS unavailable: ").append(e).append('\n');
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            if (file != null) {
+                try {
+                    Files.deleteIfExists(file);
+                } catch (IOException ignored) {
+                    // a temp file left behind
+                }
+            }
+        }
     }
 
     /** The first binding frame of a stack ({@code Vulkan.vkDestroyDevice}...), or empty when it is in none. */
