@@ -45,7 +45,9 @@ import java.util.function.Function;
  * measured waits past their spin are deferred. CPU = CPU time of gpusync's threads plus the measuring thread /
  * wall time while the strategy ran (1.0 = one core busy; the driver's own threads are not counted). The report
  * ends with the goals' table: gpusync's event waits under {@code WaitPolicy.LOW_CPU} and the default against a
- * thread blocked on a BlockingSync event, p50 ratio and cores side by side. Raw baselines are what a hand-written
+ * thread blocked on a BlockingSync event, p50 ratio and cores side by side, then each row's CPU per iteration by
+ * thread group ({@link ThreadCpu}: the measuring thread, each gpusync thread group, and the rest of the process, which
+ * is mostly the driver's own threads). Raw baselines are what a hand-written
  * Java program would do over the same FFM bindings; the C baselines measured on this kind of machine are quoted in
  * NOTES.md.
  */
