@@ -61,7 +61,7 @@ class LateCallbackWatchTest {
      * poller watches the source again and sees waits before their callback could have come. A wait seen less than
      * 300 µs after its signal cannot have been seen by the callback, so the count needs no timing margin. Most waits
      * are seen that way, but not all in every run: in some runs the poller watches only part of them (RESULTS.md,
-     * issue 29, has what was seen and two candidate causes); the assertion is that the poller watches the source
+     * issue 29, has what was seen; the cause is not known yet); the assertion is that the poller watches the source
      * again, not how closely.
      */
     @Test
