@@ -17,7 +17,7 @@ import java.util.Map;
  *       without a callback through that window (the callback, a stream callback for CUDA, is registered only for
  *       the waits the window missed). A handed-over wait stays <em>watched</em> by the poller, which may see the signal before the callback does: at
  *       {@link #coldNext} intervals (a quarter of its age) until {@link #WATCH_AT_LEAST} or its source's window
- *       closes, and, when that source's window is narrow ({@link #WATCH_MAX_SPREAD}), every {@link #watchInterval}
+ *       closes, and, when that source's window is {@link CompletionTimes#narrow() narrow}, every {@link #watchInterval}
  *       inside it — a quarter of a probe-only wait's interval. Whichever sees the signal first completes the
  *       wait; its age teaches the source either way.</li>
  * </ul>
@@ -35,15 +35,6 @@ final class AdaptiveProbePass {
      * probed as a whole at intervals that keep it under {@link #COLD_SHARE} of a core (see {@link #coldInterval}).
      */
     static final long MAX_COLD = 1L << 20;
-    /**
-     * A spin-then-callback wait is watched closely inside its source's window only if the window ends at most this
-     * many times as late as it opens: for a source of widely spread times the poller would spin through most of
-     * every wait, and the callback is the better deal. The window's own margins (¾ of the 5th percentile's bucket,
-     * 1.25 × the 95th's bucket end, buckets a quarter of a power of two wide) make even a source of one fixed time
-     * up to ≈ 2.6 × as long as it opens; 8 leaves room for ≈ 3 × of real spread, so that a loaded machine's jitter
-     * does not push a steady source out of close watching.
-     */
-    static final long WATCH_MAX_SPREAD = 8;
     /** A handed-over wait is watched (coarsely at least) until this age, or its source's window closes if later. */
     static final long WATCH_AT_LEAST = 4 * MAX_COLD;
     /** The share of a core the cold list may take: its probes and the poller's wake-up for them. */
@@ -267,7 +258,7 @@ final class AdaptiveProbePass {
 
     /** Whether {@code t}'s window is narrow enough to be watched closely. */
     static boolean closeWatch(CompletionTimes t) {
-        return t.learned() && t.hotUntil() <= WATCH_MAX_SPREAD * Math.max(t.hotFrom(), 1);
+        return t.narrow(); // a wide one: the poller would spin through most of every wait; the callback does better
     }
 
     /**

@@ -11,8 +11,10 @@ package io.gpusync.reactor;
  * <p>A log-linear histogram (four sub-buckets per power of two of nanoseconds: ≤ 25 % relative error), whose
  * counts are halved every {@value #DECAY_AT} samples, so it follows a source whose kernels drift; a source that
  * changes at once (a new kernel length) shows as {@value #SHIFT_AFTER} completions outside the window (see {@link #record}),
- * and the histogram restarts from them. A source
- * is {@link #learned()} after {@value #LEARNED_AFTER} samples since it was made.
+ * and the histogram restarts from them. A source whose window is wide but whose last {@value #SHIFT_AFTER} completions
+ * are {@link #narrow()} (it settled on one length inside the wide window, for instance after noisy first samples on a
+ * loaded machine) restarts from those too. A source is {@link #learned()} after {@value #LEARNED_AFTER} samples since
+ * it was made.
  *
  * <p><b>Threading.</b> Each poller thread owns its sources and reads their window; {@link #record} may also come
  * from another thread (a callback that completed a wait the poller handed over), so it is synchronized and the
@@ -33,9 +35,19 @@ final class CompletionTimes {
     static final int SHIFT_AFTER = 16;
     /** Samples in a row inside the window that end a run of samples outside it. */
     static final int RUN_ENDS_AFTER = 4;
+    /**
+     * A window is narrow if it ends at most this many times as late as it opens. The window's own margins (¾ of the
+     * 5th percentile's bucket, 1.25 × the 95th's bucket end, buckets a quarter of a power of two wide) make even a
+     * source of one fixed time up to ≈ 2.6 × as long as it opens; 8 leaves room for ≈ 3 × of real spread, so that a
+     * loaded machine's jitter does not make a steady source wide.
+     */
+    static final long NARROW_SPREAD = 8;
 
     private final int[] counts = new int[BUCKETS];
     private final long[] outside = new long[SHIFT_AFTER];
+    /** The last {@value #SHIFT_AFTER} samples, a ring; {@link #recentCount} of them are filled. */
+    private final long[] recent = new long[SHIFT_AFTER];
+    private int recentCount;
     private int outsideRun;
     private int insideSinceOutside;
     private int total;
@@ -53,6 +65,11 @@ final class CompletionTimes {
      * never watched closely, and never again "outside".
      */
     synchronized void record(long ageNanos) {
+        recent[recentCount++ % SHIFT_AFTER] = ageNanos;
+        if (recentCount >= SHIFT_AFTER && learned() && !narrow() && narrowSpan(recent)) {
+            restartFrom(recent); // settled inside a wide window: watch it closely
+            return;
+        }
         if (learned() && (ageNanos < hotFrom || ageNanos > hotUntil)) {
             outside[outsideRun++] = ageNanos;
             insideSinceOutside = 0;
@@ -95,8 +112,28 @@ final class CompletionTimes {
         }
         total = recent.length;
         outsideRun = 0;
+        recentCount = 0;
         insideSinceOutside = 0;
         recompute(); // still learned: the recent samples are more than LEARNED_AFTER
+    }
+
+    /**
+     * Whether the window is narrow ({@value #NARROW_SPREAD} × at most): worth watching closely, where a wide one is
+     * left to coarse probes and callbacks.
+     */
+    boolean narrow() {
+        return learned() && hotUntil <= NARROW_SPREAD * Math.max(hotFrom, 1);
+    }
+
+    /** Whether the window of {@code ages} alone would be narrow. */
+    private static boolean narrowSpan(long[] ages) {
+        long min = Long.MAX_VALUE;
+        long max = 0;
+        for (long age : ages) {
+            min = Math.min(min, age);
+            max = Math.max(max, age);
+        }
+        return until(bucket(Math.max(1, max))) <= NARROW_SPREAD * Math.max(from(bucket(Math.max(1, min))), 1);
     }
 
     /** Whether enough completions were seen for {@link #hotFrom()} / {@link #hotUntil()} to mean something. */
@@ -117,10 +154,20 @@ final class CompletionTimes {
     private void recompute() {
         int lo = quantileBucket(0.05);
         int hi = quantileBucket(0.95);
-        long end = lowerBound(hi + 1);
         // a reader may pair one bound with the other's previous value for a moment: a heuristic, harmless
-        hotUntil = end + end / 4 + 10_000;
-        hotFrom = lowerBound(lo) / 4 * 3;
+        hotUntil = until(hi);
+        hotFrom = from(lo);
+    }
+
+    /** Where a window whose 5th percentile falls in bucket {@code lo} opens. */
+    private static long from(int lo) {
+        return lowerBound(lo) / 4 * 3;
+    }
+
+    /** Where a window whose 95th percentile falls in bucket {@code hi} ends. */
+    private static long until(int hi) {
+        long end = lowerBound(hi + 1);
+        return end + end / 4 + 10_000;
     }
 
     private int quantileBucket(double q) {

@@ -98,6 +98,30 @@ class AdaptiveProbingTest {
     }
 
     /**
+     * Found by LateCallbackWatchTest under load (three JVMs on two cores): forty 20 µs waits, slowed by the load to
+     * anything from 20 µs to 15 ms, taught a window of 86 µs … 15.7 ms; the 5 ms waits that followed fell inside it,
+     * so no shift was seen, and the window stayed wide for good: watched only at a quarter of their age, about half
+     * of those waits were left to their callback. A wide source that settles on one length is watched closely again.
+     */
+    @Test
+    void aWideSourceThatSettlesInsideItsWindowIsWatchedClosely() {
+        CompletionTimes t = new CompletionTimes();
+        long[] noisy = {20_000, 90_000, 25_000, 15_000_000, 40_000, 300_000, 22_000, 2_000_000, 60_000, 8_000_000};
+        for (int i = 0; i < 40; i++) {
+            t.record(noisy[i % noisy.length]);
+        }
+        assertThat(AdaptiveProbePass.closeWatch(t)).as("learned wide").isFalse();
+        int n = 0;
+        while (!AdaptiveProbePass.closeWatch(t) && n < 1_000) {
+            t.record(5_000_000 + (n % 5) * 50_000L); // then one length, inside that window
+            n++;
+        }
+        assertThat(n).as("completions until the window is narrow").isLessThanOrEqualTo(CompletionTimes.SHIFT_AFTER);
+        assertThat(t.hotFrom()).as("around the new length").isGreaterThan(2_000_000);
+        assertThat(t.hotUntil()).isGreaterThan(5_200_000);
+    }
+
+    /**
      * On a busy machine a few waits of a source that changed are still seen at the old ages (measured here: one such
      * sample in a run kept the window stretched over both lengths in one run of twelve); a stray sample inside the
      * window does not end the run of samples outside it.
