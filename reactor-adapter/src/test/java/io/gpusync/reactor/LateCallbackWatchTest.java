@@ -60,9 +60,9 @@ class LateCallbackWatchTest {
      * the signal (as NVIDIA's OpenCL callbacks do). Before the fix every one of them was seen by the callback; now the
      * poller watches the source again and sees waits before their callback could have come. A wait seen less than
      * 300 µs after its signal cannot have been seen by the callback, so the count needs no timing margin. Most waits
-     * are seen that way, but not all in every run: in some runs the poller watches only part of them (RESULTS.md,
-     * issue 29, has what was seen; the cause is not known yet); the assertion is that the poller watches the source
-     * again, not how closely.
+     * are seen that way, but not all in every run: on a loaded machine some waits are seen late because the poller or
+     * the subscriber was not on a core (AdaptiveProbingTest covers the window the source learns); the assertion is
+     * that the poller watches the source again, not how closely.
      */
     @Test
     void aSourceWhoseWaitsMoveFromInsideTheSpinToPastItIsWatchedAgain() throws Exception {
