@@ -7,8 +7,9 @@ import java.util.List;
  * The engine's waits started and not yet terminated, for {@link SyncEngine#pendingWaits()} and for
  * {@link SyncEngine#dispose()} — kept in striped intrusive lists (the links live in each wait, as {@link Listed}) instead of
  * one concurrent set: adding and removing are O(1) with no allocation and no hashing, under the lock of one stripe,
- * chosen by the adding thread, so that subscribing threads and the threads that complete waits (a signaller's burst)
- * rarely meet on one lock. A wait remembers its stripe, so removal from any thread finds it.
+ * chosen by the thread that made the wait (the subscribing thread), so that subscribing threads and the threads that
+ * complete waits (a signaller's burst) rarely meet on one lock. The choice is final in the wait, so a remove on
+ * another thread, even one racing the add, locks the same stripe and sees the add whole or not at all.
  *
  * <p><b>Threading.</b> Thread-safe; each operation holds one stripe's lock for a few field writes (never while
  * calling out). {@link #size()} reads every stripe's count without locking: exact once the engine is quiet,
@@ -37,19 +38,18 @@ final class PendingWaits {
      * stripe's lock). {@link PendingWait} extends it, so listing a wait allocates nothing.
      */
     abstract static class Listed {
+        /** Picks the stripe (masked by the registry's size): fixed when the wait is made, on its subscribing thread. */
+        private final int stripeSeed = (int) (Thread.currentThread().threadId() * 0x9E3779B9L >>> 16);
         private Listed prevLive;
         private Listed nextLive;
-        private int stripe;
         private boolean listed;
     }
 
     /** Adds {@code wait}, which must not be in a registry yet. */
     void add(PendingWait wait) {
         Listed w = wait;
-        int i = (int) (Thread.currentThread().threadId() * 0x9E3779B9L >>> 16) & (stripes.length - 1);
-        Stripe s = stripes[i];
+        Stripe s = stripeOf(w);
         synchronized (s) {
-            w.stripe = i;
             w.nextLive = s.head;
             if (s.head != null) {
                 s.head.prevLive = w;
@@ -63,7 +63,7 @@ final class PendingWaits {
     /** Removes {@code wait} if it is here (a second call does nothing). */
     void remove(PendingWait wait) {
         Listed w = wait;
-        Stripe s = stripes[w.stripe];
+        Stripe s = stripeOf(w);
         synchronized (s) {
             if (!w.listed) {
                 return;
@@ -83,6 +83,10 @@ final class PendingWaits {
             w.nextLive = null;
             s.count--;
         }
+    }
+
+    private Stripe stripeOf(Listed w) {
+        return stripes[w.stripeSeed & (stripes.length - 1)];
     }
 
     /** Waits here now (see the class comment). */

@@ -87,6 +87,45 @@ class PendingWaitsTest {
         assertThat(registry.snapshot()).isEmpty();
     }
 
+    /**
+     * A wait cancelled on another thread while its subscribing thread lists it (EngineWaits lists a wait after
+     * onSubscribe, and removes it again if it is done by then): found as {@code pendingWaits() == -1} after
+     * BlockAndFutureTest's futures cancelled while their start was on the engine's loop. The remover read the stripe
+     * the adder had not yet written, and unlinked the wait from the wrong stripe's list under the wrong lock.
+     */
+    @Test
+    void aRemoveRacingTheAddOfTheSameWaitLeavesTheRegistryConsistent() throws Exception {
+        PendingWaits registry = new PendingWaits(8);
+        int rounds = 100_000;
+        PendingWait[] waits = new PendingWait[rounds];
+        java.util.concurrent.atomic.AtomicInteger round = new java.util.concurrent.atomic.AtomicInteger(-1);
+        Thread adder = Thread.ofPlatform().start(() -> {
+            for (int i = 0; i < rounds; i++) {
+                PendingWait w = newWait(); // made on the adding thread, as EngineWaits does
+                waits[i] = w;
+                round.set(i); // the remover may go now, while the add below runs
+                registry.add(w);
+                registry.remove(w); // EngineWaits: done by the time it was listed, so removed again here
+            }
+        });
+        Thread remover = Thread.ofPlatform().start(() -> {
+            for (int i = 0; i < rounds; i++) {
+                while (round.get() < i) {
+                    Thread.onSpinWait();
+                }
+                registry.remove(waits[i]); // the cancel's termination, on another thread
+            }
+        });
+        adder.join();
+        remover.join();
+        assertThat(registry.size()).isZero();
+        assertThat(registry.snapshot()).isEmpty();
+        PendingWait later = newWait();
+        registry.add(later);
+        assertThat(registry.snapshot()).as("the stripes' lists are intact").containsExactly(later);
+        assertThat(registry.size()).isOne();
+    }
+
     @Test
     void theNumberOfStripesMustBeAPowerOfTwo() {
         assertThatThrownBy(() -> new PendingWaits(3)).isInstanceOf(IllegalArgumentException.class);
