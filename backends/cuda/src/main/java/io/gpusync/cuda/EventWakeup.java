@@ -217,7 +217,7 @@ final class EventWakeup implements StreamCallbacks.Slot, StreamOrder.Member {
 
         @Override
         public boolean arm() {
-            service.callbacks().launchAfterEvent(context, event, key());
+            claim.run(() -> service.callbacks().launchAfterEvent(context, event, key())); // the event lives through the call
             return true;
         }
 

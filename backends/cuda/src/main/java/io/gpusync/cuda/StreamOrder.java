@@ -378,7 +378,14 @@ final class StreamOrder implements EventSweeper.Sweepable {
 
         @Override
         public boolean arm() {
-            behind.armBehind(key());
+            // another thread's sweep or cover may complete the member now and drop its hold, and its point may then be
+            // closed and the event destroyed: the driver call needs a hold of its own (ISE if the event is gone)
+            behind.hold();
+            try {
+                behind.armBehind(key());
+            } finally {
+                behind.leave();
+            }
             return true;
         }
 

@@ -39,6 +39,10 @@ class StreamOrderTest {
         final AtomicInteger probes = new AtomicInteger();
         /** Probes made while nothing held the event (it could have been destroyed meanwhile). */
         final AtomicInteger probesUnheld = new AtomicInteger();
+        /** Stream callbacks armed behind the event while nothing held it. */
+        final AtomicInteger armsUnheld = new AtomicInteger();
+        /** Runs as the cover is armed behind the event, before the driver call: another thread's doing at that instant. */
+        volatile Runnable meanwhile;
         final AtomicInteger holds = new AtomicInteger();
         final AtomicInteger completions = new AtomicInteger();
         volatile SyncException failure;
@@ -96,6 +100,13 @@ class StreamOrderTest {
 
         @Override
         public void armBehind(long key) {
+            Runnable r = meanwhile;
+            if (r != null) {
+                r.run();
+            }
+            if (holds.get() <= 0) {
+                armsUnheld.incrementAndGet();
+            }
             armedKey = key;
         }
 
@@ -143,6 +154,24 @@ class StreamOrderTest {
         assertThat(cuda.budget().inFlight()).as("room taken from the budget").isEqualTo(1);
         assertThat(es.getFirst().armedKey).as("the cover stands behind the oldest event").isNotZero();
         assertThat(es.stream().skip(1).allMatch(e -> e.armedKey == 0)).isTrue();
+    }
+
+    /**
+     * Measured on the H200 at 23432c9: CudaLatency died twice within 4 s, SIGSEGV in {@code cuStreamWaitEvent} under
+     * {@code ensureCover} on a poller thread. The cover was armed behind the oldest member while another thread's
+     * sweep completed that member and dropped its hold, and the benchmark then closed the point: the event was
+     * destroyed under the driver call. The arm holds the event itself.
+     */
+    @Test
+    void aCoverIsArmedOnlyBehindAnEventItHoldsEvenIfTheEventCompletesMeanwhile() {
+        StreamOrder order = new StreamOrder(cuda, CONTEXT, null);
+        Event e = new Event(order);
+        e.meanwhile = () -> order.completeUpTo(e.seq); // a sweep on another thread completes it and lets it go
+        order.join(e);
+
+        assertThat(e.completions.get()).isEqualTo(1);
+        assertThat(e.armsUnheld.get()).as("stream callbacks armed behind an event nothing held").isZero();
+        assertThat(e.holds.get()).as("every hold dropped again").isZero();
     }
 
     @Test
