@@ -7,6 +7,8 @@ import io.gpusync.kit.NativeAnchor;
  * ({@link DeviceState#holdIfOwned}), destroys the non-zero handles, then drops the hold it keeps on the
  * device (so the device outlives its children). Refers to no waiter, as {@link NativeAnchor} requires;
  * {@code token} is the owner of {@code deviceHold} and must stay reachable as long as this action can run.
+ * The destroys may block (NVIDIA's driver takes a process-wide lock in them, and a stuck driver holds it), so the
+ * action runs on gpusync's housekeeping thread, never on the thread of a user's {@code close()}.
  */
 record HandleRelease(DeviceState state, long semaphore, long fence, Object token, NativeAnchor.Claim deviceHold)
         implements Runnable {
@@ -15,7 +17,7 @@ record HandleRelease(DeviceState state, long semaphore, long fence, Object token
     static NativeAnchor anchor(DeviceState state, String what, long semaphore, long fence) {
         Object token = new Object();
         NativeAnchor.Claim hold = state.anchor.claim(token);
-        return NativeAnchor.adopt(what, new HandleRelease(state, semaphore, fence, token, hold));
+        return NativeAnchor.adoptBlocking(what, new HandleRelease(state, semaphore, fence, token, hold));
     }
 
     @Override

@@ -20,7 +20,9 @@
  *   <tr><th>site</th><th>what, and whose</th><th>why the free comes after the driver's last use</th></tr>
  *   <tr><td>owned {@code VkSemaphore}/{@code VkFence} ({@code adopt…}, {@code createTimelineSemaphore},
  *       {@code createFence} of {@link io.gpusync.vulkan.VulkanDevice})</td><td>gpusync</td><td>destroyed
- *       ({@code HandleRelease}) when the anchor's last hold drops. Holds: every waiter; every wait and probe for its
+ *       ({@code HandleRelease}, on gpusync's housekeeping thread: the destroy may block on a driver lock, and never
+ *       on the thread of a user's {@code close()}) when the anchor's last hold drops. Holds: every waiter; every wait
+ *       and probe for its
  *       whole driver call ({@code AnchoredWaiter.pinned}; a wait set's {@code vkWaitSemaphores} pins every
  *       member); {@code hostSignal}/{@code counterValue} for the call ({@code DeviceState.holdOwned}: the wait a
  *       signal ends may close the last waiter); and a {@link io.gpusync.vulkan.VulkanDevice#submit}

@@ -97,6 +97,7 @@ class VulkanFenceAndBinaryTest extends OnLavapipe {
         VulkanFenceWaiter adopted = (VulkanFenceWaiter) device.adoptFence(raw);
         adopted.close();
         adopted.close();
+        adopted.anchor().whenReleased().toCompletableFuture().orTimeout(5, java.util.concurrent.TimeUnit.SECONDS).join(); // the destroy runs on housekeeping
         assertThat(device.state.fns.fencesDestroyed.get()).isEqualTo(destroyed + 1);
         assertThatThrownBy(() -> adopted.await(Duration.ZERO)).isInstanceOf(IllegalStateException.class);
     }

@@ -36,6 +36,7 @@ class VulkanLifetimeTest extends OnLavapipe {
         device.hostSignal(p0.semaphore(), 1); // still alive: the wait in progress pins it
         waiting.get(5, TimeUnit.SECONDS);
         assertThat(w.anchor().isReleased()).isTrue();
+        w.anchor().whenReleased().toCompletableFuture().orTimeout(5, java.util.concurrent.TimeUnit.SECONDS).join(); // the destroy runs on housekeeping
         assertThat(destroyed()).isEqualTo(before + 1);
 
         p1.waiter().close();
@@ -83,10 +84,30 @@ class VulkanLifetimeTest extends OnLavapipe {
         assertThat(destroyed()).isEqualTo(before);
         assertThat(q.isSignaled()).isFalse(); // still usable through the rebound waiter
         q.waiter().close();
+        ((TimelineSemaphoreWaiter) q.waiter()).anchor().whenReleased().toCompletableFuture().orTimeout(5, java.util.concurrent.TimeUnit.SECONDS).join(); // the destroy runs on housekeeping
         assertThat(destroyed()).isEqualTo(before + 1);
         q.waiter().close();
         p.waiter().close();
         assertThat(destroyed()).isEqualTo(before + 1);
+    }
+
+    /**
+     * Measured on the H200 (NVIDIA 580.159.04, soak at 23432c9): a user's {@code close()} of the last waiter sat in
+     * {@code vkDestroySemaphore} for the rest of the run, behind a driver-wide lock. The destroy may block, so it never
+     * runs on the closing thread.
+     */
+    @Test
+    void theLastCloseDestroysTheSemaphoreOffTheClosingThread() {
+        SyncPoint.Vulkan p = device.createTimelineSemaphore(0);
+        TimelineSemaphoreWaiter w = (TimelineSemaphoreWaiter) p.waiter();
+        long before = destroyed();
+        java.util.concurrent.atomic.AtomicReference<Thread> destroyedOn = new java.util.concurrent.atomic.AtomicReference<>();
+        CompletableFuture<Void> released = w.anchor().whenReleased()
+                .thenRun(() -> destroyedOn.set(Thread.currentThread())).toCompletableFuture();
+        w.close();
+        released.orTimeout(5, TimeUnit.SECONDS).join();
+        assertThat(destroyed()).isEqualTo(before + 1);
+        assertThat(destroyedOn.get()).as("the thread that ran the destroy").isNotSameAs(Thread.currentThread());
     }
 
     @Test

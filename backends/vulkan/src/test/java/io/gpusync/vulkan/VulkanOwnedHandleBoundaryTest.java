@@ -104,6 +104,7 @@ class VulkanOwnedHandleBoundaryTest {
                 return null;
             });
             assertThat(w.anchor().isReleased()).isTrue();
+            w.anchor().whenReleased().toCompletableFuture().orTimeout(5, java.util.concurrent.TimeUnit.SECONDS).join(); // the destroy runs on housekeeping
             assertThat(semaphoresDestroyed(d)).isEqualTo(before + 1);
         }
     }
