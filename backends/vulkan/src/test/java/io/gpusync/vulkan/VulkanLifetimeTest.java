@@ -200,6 +200,8 @@ class VulkanLifetimeTest extends OnLavapipe {
             again.close();
             forgotten.close(); // the old state's last hold: its device and instance are destroyed
         }
+        // the fence's destroy, and with it the drop of its hold on the old state, runs on the housekeeping thread
+        old.anchor.whenReleased().toCompletableFuture().orTimeout(5, TimeUnit.SECONDS).join();
         assertThat(old.anchor.isReleased()).isTrue();
     }
 }

@@ -201,6 +201,7 @@ class VulkanWaitSetTest extends OnLavapipe {
         ws.wakeUp();
         waited.get(5, TimeUnit.SECONDS);
         assertThat(member.anchor().isReleased()).isTrue();
+        member.anchor().whenReleased().toCompletableFuture().get(5, TimeUnit.SECONDS); // destroyed on housekeeping
         assertThat(device.state.fns.semaphoresDestroyed.get()).isEqualTo(destroyed + 1);
 
         // a closed member makes awaitAny return at once; the member's own probe then reports it
