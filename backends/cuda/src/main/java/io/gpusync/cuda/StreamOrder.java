@@ -370,6 +370,8 @@ final class StreamOrder implements EventSweeper.Sweepable {
     /** The arm of a cover: now, or once the budget has room (probed meanwhile by the armer). */
     private final class CoverArm extends StreamCallbackBudget.Entry {
         private final Member behind;
+        /** Deferred by the budget: {@link #hold()} took a hold on the member that lasts until {@link #leave()}. */
+        private volatile boolean deferredHold;
 
         CoverArm(long key, Member behind) {
             super(key, context);
@@ -378,8 +380,12 @@ final class StreamOrder implements EventSweeper.Sweepable {
 
         @Override
         public boolean arm() {
-            // another thread's sweep or cover may complete the member now and drop its hold, and its point may then be
-            // closed and the event destroyed: the driver call needs a hold of its own (ISE if the event is gone)
+            if (deferredHold) { // the deferral's hold keeps the event alive through the call
+                behind.armBehind(key());
+                return true;
+            }
+            // armed at once: another thread's sweep or cover may complete the member now and drop its hold, and its
+            // point may then be closed and the event destroyed: the call needs a hold of its own (ISE if it is gone)
             behind.hold();
             try {
                 behind.armBehind(key());
@@ -402,6 +408,7 @@ final class StreamOrder implements EventSweeper.Sweepable {
         @Override
         public void hold() {
             behind.hold();
+            deferredHold = true;
             if (deferredCovers.getAndIncrement() == 0) {
                 service.sweeper().deferred(StreamOrder.this, true);
             }

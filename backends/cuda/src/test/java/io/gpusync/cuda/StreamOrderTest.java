@@ -43,6 +43,8 @@ class StreamOrderTest {
         final AtomicInteger armsUnheld = new AtomicInteger();
         /** Runs as the cover is armed behind the event, before the driver call: another thread's doing at that instant. */
         volatile Runnable meanwhile;
+        /** The point was closed: holds already taken keep the event, a new one is refused. */
+        volatile boolean refuseHolds;
         final AtomicInteger holds = new AtomicInteger();
         final AtomicInteger completions = new AtomicInteger();
         volatile SyncException failure;
@@ -90,6 +92,9 @@ class StreamOrderTest {
 
         @Override
         public void hold() {
+            if (refuseHolds) {
+                throw new IllegalStateException("closed"); // as a claim closed by the user: no new hold
+            }
             holds.incrementAndGet();
         }
 
@@ -172,6 +177,28 @@ class StreamOrderTest {
         assertThat(e.completions.get()).isEqualTo(1);
         assertThat(e.armsUnheld.get()).as("stream callbacks armed behind an event nothing held").isZero();
         assertThat(e.holds.get()).as("every hold dropped again").isZero();
+    }
+
+    /**
+     * A cover deferred for room is armed by the budget's armer under the hold the deferral took: its point may be
+     * closed meanwhile (no new hold can be taken), and the arm must still be made, under that hold.
+     */
+    @Test
+    void aDeferredCoverIsArmedUnderItsDeferralsHoldAfterItsPointIsClosed() throws InterruptedException {
+        List<Event> armedAtOnce = new ArrayList<>();
+        for (int s = 0; s < 4; s++) { // the room, taken
+            armedAtOnce.add(waitedOn(new StreamOrder(cuda, CONTEXT, null), 1).getFirst());
+        }
+        Event deferred = waitedOn(new StreamOrder(cuda, CONTEXT, null), 1).getFirst();
+        assertThat(cuda.budget().deferred()).isEqualTo(1);
+        deferred.refuseHolds = true;
+
+        Event first = armedAtOnce.getFirst();
+        first.done = true;
+        first.coverRuns(); // room again: the armer arms the deferred cover
+
+        assertThat(await(() -> deferred.armedKey != 0, 5_000)).as("the deferred cover armed").isTrue();
+        assertThat(deferred.armsUnheld.get()).isZero();
     }
 
     @Test
