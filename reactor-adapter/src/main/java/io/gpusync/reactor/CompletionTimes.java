@@ -45,8 +45,9 @@ final class CompletionTimes {
 
     private final int[] counts = new int[BUCKETS];
     private final long[] outside = new long[SHIFT_AFTER];
-    /** The last {@value #SHIFT_AFTER} samples, a ring; {@link #recentCount} of them are filled. */
+    /** The last {@value #SHIFT_AFTER} samples, a ring written at {@link #recentNext}; {@link #recentCount} are filled. */
     private final long[] recent = new long[SHIFT_AFTER];
+    private int recentNext;
     private int recentCount;
     private int outsideRun;
     private int insideSinceOutside;
@@ -65,7 +66,9 @@ final class CompletionTimes {
      * never watched closely, and never again "outside".
      */
     synchronized void record(long ageNanos) {
-        recent[recentCount++ % SHIFT_AFTER] = ageNanos;
+        recent[recentNext] = ageNanos;
+        recentNext = (recentNext + 1) % SHIFT_AFTER;
+        recentCount = Math.min(SHIFT_AFTER, recentCount + 1);
         if (recentCount >= SHIFT_AFTER && learned() && !narrow() && narrowSpan(recent)) {
             restartFrom(recent); // settled inside a wide window: watch it closely
             return;
