@@ -53,6 +53,8 @@ final class CompletionTimes {
     private int insideSinceOutside;
     private int total;
     private volatile int samples;
+    /** Samples counted since the window was last recomputed (once learned). */
+    private int sinceRecompute;
     private volatile long hotFrom = Long.MAX_VALUE;
     private volatile long hotUntil = Long.MIN_VALUE;
 
@@ -94,7 +96,9 @@ final class CompletionTimes {
     private void count(long ageNanos) {
         counts[bucket(Math.max(1, ageNanos))]++;
         total++;
-        samples = samples + 1; // written under the monitor only
+        if (samples < Integer.MAX_VALUE) {
+            samples = samples + 1; // written under the monitor only; saturates, so a source never unlearns
+        }
         if (total >= DECAY_AT) {
             total = 0;
             for (int i = 0; i < BUCKETS; i++) {
@@ -102,7 +106,8 @@ final class CompletionTimes {
                 total += counts[i];
             }
         }
-        if (samples >= LEARNED_AFTER && (samples % RECOMPUTE_EVERY == 0 || samples == LEARNED_AFTER)) {
+        if (samples >= LEARNED_AFTER && (++sinceRecompute >= RECOMPUTE_EVERY || samples == LEARNED_AFTER)) {
+            sinceRecompute = 0;
             recompute();
         }
     }

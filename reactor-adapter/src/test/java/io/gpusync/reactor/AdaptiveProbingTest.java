@@ -156,6 +156,20 @@ class AdaptiveProbingTest {
         assertThat(t.hotUntil()).as("and the outliers, counted, stretched its end").isGreaterThan(until);
     }
 
+    /** A source that has counted 2^31 samples (hours of a busy one) stays learned and keeps following its waits. */
+    @Test
+    void aSourceOfBillionsOfSamplesStaysLearnedAndKeepsItsWindowCurrent() throws Exception {
+        CompletionTimes t = learnedAround(1_000_000, 64);
+        java.lang.reflect.Field samples = CompletionTimes.class.getDeclaredField("samples");
+        samples.setAccessible(true);
+        samples.setInt(t, Integer.MAX_VALUE - 2);
+        for (int i = 0; i < 4 * CompletionTimes.DECAY_AT; i++) {
+            t.record(20_000_000); // past the old count's end, and a new length
+        }
+        assertThat(t.learned()).isTrue();
+        assertThat(t.hotFrom()).as("the window followed the new length").isGreaterThan(5_000_000);
+    }
+
     @Test
     void bucketsAreOrderedAndTheirBoundsWithinAQuarter() {
         int last = -1;
