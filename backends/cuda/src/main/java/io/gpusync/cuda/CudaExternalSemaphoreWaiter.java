@@ -19,7 +19,7 @@ import java.util.Optional;
  * <p><b>How the CPU waits.</b> CUDA has no host wait on an external semaphore, so minting the point enqueues
  * {@code cuWaitExternalSemaphoresAsync(value)} on a stream followed by a {@code cuEventRecord}: the point is
  * signalled when that event completes, and every method here is the CUDA event waiter's on it — a
- * {@code cuEventQuery} probe ({@link CheapProbe}), host-function callbacks ({@link SignalCallbackWaiter}),
+ * {@code cuEventQuery} probe ({@link CheapProbe}), stream callbacks ({@link SignalCallbackWaiter}),
  * spin-then-park waits, and {@link CudaFaultWatch} coverage: a sticky error on the context fails pending waits
  * with {@link io.gpusync.DeviceLostException} instead of leaving them parked. Errors are never {@code false}.
  *

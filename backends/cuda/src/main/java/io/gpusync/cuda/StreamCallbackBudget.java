@@ -397,7 +397,7 @@ final class StreamCallbackBudget {
                 }
                 continue;
             } catch (RuntimeException e) { // a probe's bug must not drop the entry from the schedule
-                LOG.log(System.Logger.Level.WARNING, "probing a deferred CUDA host-function arm threw", e);
+                LOG.log(System.Logger.Level.WARNING, "probing a deferred CUDA stream-callback arm threw", e);
             }
             // half its age: seen at most ≈ 50 % late, however few probes the budget has allowed it so far
             s.interval = Math.min(Math.max(FIRST_PROBE_NANOS, (now - s.since) / 2), MAX_PROBE_NANOS);

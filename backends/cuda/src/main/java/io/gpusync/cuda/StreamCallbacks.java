@@ -142,7 +142,7 @@ final class StreamCallbacks {
             try {
                 r.slot().fail(error);
             } catch (RuntimeException | Error t) {
-                LOG.log(System.Logger.Level.WARNING, "failing a CUDA host-function registration threw", t);
+                LOG.log(System.Logger.Level.WARNING, "failing a CUDA stream-callback registration threw", t);
             }
         }
     }
@@ -173,7 +173,7 @@ final class StreamCallbacks {
             try {
                 s.fail(error);
             } catch (RuntimeException | Error t) { // one slot's listener must not keep the others pending
-                LOG.log(System.Logger.Level.WARNING, "failing a CUDA host-function registration threw", t);
+                LOG.log(System.Logger.Level.WARNING, "failing a CUDA stream-callback registration threw", t);
             }
         }
         return failed.size();
