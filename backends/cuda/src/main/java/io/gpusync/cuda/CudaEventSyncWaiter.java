@@ -18,7 +18,8 @@ import java.util.Objects;
  * The waiter of a {@link io.gpusync.SyncPoint.CudaEvent}: a {@code CUevent} with its owning {@code CUcontext}.
  *
  * <ul>
- *   <li>{@link #isSignaled()}: one {@code cuEventQuery}: {@code CUDA_SUCCESS} → true,
+ *   <li>{@link #isSignaled()}: one {@code cuEventQuery} (for an event of a stream's order, only when the order
+ *       cannot answer: {@link StreamOrder#probe}): {@code CUDA_SUCCESS} → true,
  *       {@code CUDA_ERROR_NOT_READY} → false, a sticky context error → {@link io.gpusync.DeviceLostException}
  *       (never {@code false}), anything else → the exception {@link CudaResults#exception} assigns.</li>
  *   <li>{@link #await}: {@code cuEventSynchronize} can neither time out nor be cancelled (and it spins), so the
@@ -112,7 +113,7 @@ final class CudaEventSyncWaiter implements CudaEventWaiter, SignalCallbackWaiter
 
     @Override
     public boolean isSignaled() {
-        return claim.call(() -> query());
+        return claim.call(wakeup::probeThroughOrder);
     }
 
     /** One {@code cuEventQuery}; retried with the owning context pushed if the driver wants a current one. */

@@ -111,6 +111,20 @@ final class EventWakeup implements StreamCallbacks.Slot, StreamOrder.Member {
         return () -> wakers.remove(waker);
     }
 
+    /**
+     * An engine's probe of the event (the caller holds it): through its stream's order when it has one, which may
+     * answer without a driver call ({@link StreamOrder#probe}), else one query.
+     */
+    boolean probeThroughOrder() {
+        if (order == null) {
+            return probe.getAsBoolean();
+        }
+        if (lifetime != null) {
+            lifetime.check(); // as the query would: a closed producer's events answer with its cancellation
+        }
+        return order.probe(this);
+    }
+
     /** Wakers registered (tests). */
     int wakers() {
         return wakers.size();

@@ -28,6 +28,12 @@ import java.util.concurrent.atomic.AtomicLong;
  *       ({@link EventSweeper#LINGER_NANOS}); once they stop, a cover is armed behind the new oldest member.</li>
  * </ul>
  *
+ * <p><b>Probes answered by the order.</b> An engine's probe of one event ({@link #probe}) asks the order first: an
+ * event at or before the newest one known complete is complete, and an event after one that a probe found incomplete
+ * within the last {@link #REUSE_NANOS} ns is taken as incomplete without a driver call (its own event is always queried).
+ * A probe that finds its event complete marks every member up to it complete and asks for a sweep. A poller that
+ * holds a thousand waits of a stream so costs a few {@code cuEventQuery}s a pass, not a thousand.
+ *
  * <p>Only events recorded by gpusync on a stream it owns join an order: a stream handle of the user's may be
  * destroyed and its address reused by another stream, and a user's event may be re-recorded elsewhere; such events
  * keep one stream callback each ({@link EventWakeup}).
@@ -83,6 +89,14 @@ final class StreamOrder implements EventSweeper.Sweepable {
     private final ConcurrentSkipListMap<Long, Long> covers = new ConcurrentSkipListMap<>();
     /** The newest sequence number known complete. */
     private final AtomicLong completedUpTo = new AtomicLong();
+    /**
+     * How long an answer "incomplete" to a probe of one event stands for the events recorded after it: about one
+     * {@code cuEventQuery}'s cost, so an answer taken from it is hardly staler than the query's own.
+     */
+    static final long REUSE_NANOS = 2_000L;
+    private final long reuseNanos;
+    /** The newest probe's answer "incomplete": the event's seq and when the probe began; null: none. */
+    private volatile Incomplete incomplete;
     /** A sweep is probing members of a snapshot: holds of members that leave meanwhile are dropped after it. */
     private volatile boolean probing;
     /** Members that left the order whose hold the sweeper thread still has to drop. */
@@ -93,6 +107,12 @@ final class StreamOrder implements EventSweeper.Sweepable {
     final AtomicBoolean queued = new AtomicBoolean();
 
     StreamOrder(CudaDriverService service, MemorySegment context, OwnerLifetime lifetime) {
+        this(service, context, lifetime, REUSE_NANOS);
+    }
+
+    /** With how long an answer "incomplete" stands for later events (tests). */
+    StreamOrder(CudaDriverService service, MemorySegment context, OwnerLifetime lifetime, long reuseNanos) {
+        this.reuseNanos = reuseNanos;
         this.service = service;
         this.context = MemorySegment.ofAddress(context.address());
         this.lifetime = lifetime;
@@ -234,6 +254,35 @@ final class StreamOrder implements EventSweeper.Sweepable {
     }
 
     /**
+     * An engine's probe of {@code m}'s event (the caller holds it): answered by the order where stream order decides
+     * it, else by one {@link Member#complete()}. A complete event newer than any known marks every member up to it
+     * complete, and a sweep completes them on the sweeper's thread (not the prober's). Any thread; never blocks.
+     */
+    boolean probe(Member m) {
+        long seq = m.seq();
+        long done = completedUpTo.get();
+        if (seq <= done) {
+            return true;
+        }
+        Incomplete last = incomplete;
+        long now = System.nanoTime();
+        if (last != null && seq > last.seq && last.seq > done && now - last.at < reuseNanos) {
+            return false; // an earlier event of the stream was incomplete a moment ago
+        }
+        if (!m.complete()) {
+            incomplete = new Incomplete(seq, now);
+            return false;
+        }
+        if (completedUpTo.getAndAccumulate(seq, Math::max) < seq) {
+            service.sweeper().request(this, false); // the sweeper completes the members up to it, and finds later ones
+        }
+        return true;
+    }
+
+    private record Incomplete(long seq, long at) {
+    }
+
+    /**
      * {@code m} left the order: its hold on its event is dropped now, or — while a sweep may be probing it — by the
      * sweeper once its probes are done. (The removal from {@link #pending} comes first and {@link #probing} is read
      * after it, while a sweep sets the flag before it takes its snapshot: one of the two sees the other.)
@@ -277,6 +326,7 @@ final class StreamOrder implements EventSweeper.Sweepable {
         }
         int done;
         Member[] ms;
+        long known = completedUpTo.get(); // an engine's probe may have marked more ({@link #probe})
         probing = true;
         try {
             ms = pending.values().toArray(new Member[0]);
@@ -294,7 +344,8 @@ final class StreamOrder implements EventSweeper.Sweepable {
         } finally {
             probing = false;
         }
-        int n = done >= 0 ? completeUpTo(ms[done].seq()) : 0;
+        long upTo = Math.max(done >= 0 ? ms[done].seq() : 0, known);
+        int n = upTo > 0 ? completeUpTo(upTo) : 0;
         if (n == 0) {
             settle();
         }

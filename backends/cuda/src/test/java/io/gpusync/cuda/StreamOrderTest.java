@@ -47,6 +47,7 @@ class StreamOrderTest {
         volatile boolean refuseHolds;
         final AtomicInteger holds = new AtomicInteger();
         final AtomicInteger completions = new AtomicInteger();
+        volatile Thread completedOn;
         volatile SyncException failure;
 
         Event(StreamOrder order) {
@@ -73,6 +74,7 @@ class StreamOrderTest {
 
         @Override
         public void completed() {
+            completedOn = Thread.currentThread();
             completions.incrementAndGet();
         }
 
@@ -215,6 +217,60 @@ class StreamOrderTest {
         long probed = es.stream().filter(e -> e.probes.get() > 0).count(); // sweeps repeat while the burst lasts
         assertThat(probed).as("events probed: a binary search, not a probe per event").isLessThan(40);
         assertThat(await(() -> es.get(600).armedKey != 0, 5_000)).as("the cover moved to the new oldest").isTrue();
+    }
+
+    /**
+     * The H200's event bursts (CudaBurstProfile at 23432c9) spent their largest share in the engine's poller probing
+     * each of a thousand held events of one stream with its own {@code cuEventQuery}. Stream order answers most of
+     * those probes: an event recorded after one found incomplete a moment ago is incomplete too.
+     */
+    @Test
+    void anEnginesProbesOfEventsAfterOneFoundIncompleteAMomentAgoAskNoDriver() {
+        StreamOrder order = new StreamOrder(cuda, CONTEXT, null, 60_000_000_000L); // "a moment": all of this test
+        List<Event> es = waitedOn(order, 1_000);
+        es.forEach(e -> e.probes.set(0));
+
+        assertThat(order.probe(es.get(10))).isFalse();
+        for (Event e : es.subList(10, 1_000)) {
+            assertThat(order.probe(e)).as("event %d", e.seq).isFalse();
+        }
+        for (Event e : es.subList(0, 10)) {
+            assertThat(order.probe(e)).as("event %d", e.seq).isFalse();
+        }
+
+        assertThat(es.subList(11, 1_000)).as("later events: answered by the order").allMatch(e -> e.probes.get() == 0);
+        assertThat(es.get(10).probes.get()).as("its own event: always queried").isEqualTo(2);
+        assertThat(es.getFirst().probes.get()).as("an earlier event: queried").isEqualTo(1);
+        assertThat(es.subList(1, 10)).as("and the events after it, answered by that").allMatch(e -> e.probes.get() == 0);
+    }
+
+    @Test
+    void anAnswerIncompleteStandsForLaterEventsOnlyForAMoment() throws InterruptedException {
+        StreamOrder order = new StreamOrder(cuda, CONTEXT, null, 1_000_000L);
+        List<Event> es = waitedOn(order, 3);
+        assertThat(order.probe(es.get(0))).isFalse();
+        Thread.sleep(5);
+        streamRuns(es, 3);
+
+        assertThat(order.probe(es.get(2))).as("after the moment: queried (nothing else knew), and seen complete").isTrue();
+    }
+
+    @Test
+    void aProbeThatFindsAnEventCompleteHasEveryWaitUpToItCompletedOffTheProbingThread() throws InterruptedException {
+        StreamOrder order = new StreamOrder(cuda, CONTEXT, null);
+        List<Event> es = waitedOn(order, 1_000);
+        streamRuns(es, 600);
+
+        assertThat(order.probe(es.get(599))).as("event 600, queried").isTrue();
+
+        assertThat(await(() -> order.pending() == 400, 5_000)).as("the sweeper completed events 1–600").isTrue();
+        assertThat(es.subList(0, 600)).as("on the sweeper's thread").allMatch(e -> e.completedOn != Thread.currentThread());
+        assertThat(es.subList(0, 600)).allMatch(e -> e.completions.get() == 1);
+        assertThat(es.subList(600, 1_000)).allMatch(e -> e.completions.get() == 0 && e.failure == null);
+        assertThat(await(() -> es.get(600).armedKey != 0, 5_000)).as("the cover moved to the new oldest").isTrue();
+        int queried = es.get(300).probes.get();
+        assertThat(order.probe(es.get(300))).as("an event before the newest known complete").isTrue();
+        assertThat(es.get(300).probes.get()).as("answered by the order").isEqualTo(queried);
     }
 
     @Test
