@@ -225,16 +225,13 @@ final class EventWakeup implements StreamCallbacks.Slot, StreamOrder.Member {
 
     /** The arm of this event's stream callback, now or once the driver has room ({@link StreamCallbackBudget}). */
     private final class Arm extends StreamCallbackBudget.Entry {
-        /** Deferred by the budget: {@link #hold()} entered the claim until {@link #leave()}. */
-        private volatile boolean deferredHold;
-
         Arm(long key) {
             super(key, context);
         }
 
         @Override
-        public boolean arm() {
-            if (deferredHold) { // the deferral's hold keeps the event alive through the call
+        public boolean arm(boolean held) {
+            if (held) { // the deferral's hold keeps the event alive through the call
                 service.callbacks().launchAfterEvent(context, event, key());
             } else { // armed at once: a hold of its own, against a close on another thread meanwhile
                 claim.run(() -> service.callbacks().launchAfterEvent(context, event, key()));
@@ -255,7 +252,6 @@ final class EventWakeup implements StreamCallbacks.Slot, StreamOrder.Member {
         @Override
         public void hold() {
             claim.enter(); // a waker holds the event now; the deferred arm must not outlive it
-            deferredHold = true;
         }
 
         @Override

@@ -128,9 +128,12 @@ final class StreamCallbackBudget {
         /**
          * Arms it now ({@link StreamCallbacks#launchAfterEvent}); room has been granted.
          *
+         * @param held whether the entry was deferred and its {@link #hold()} still keeps what it arms behind valid
+         *             through this call; if not (armed at once, on the registering thread), the entry must hold it
+         *             itself, since another thread may complete and release it meanwhile
          * @return false if there is nothing to arm any more (the entry's source was released)
          */
-        boolean arm();
+        boolean arm(boolean held);
 
         /** Whether the work the stream callback stands behind is complete; a probe that never blocks. */
         boolean complete();
@@ -198,7 +201,7 @@ final class StreamCallbackBudget {
         if (deferred.isEmpty() && tryTake(arming)) {
             boolean armed = false;
             try {
-                armed = arming.arm();
+                armed = arming.arm(false);
             } finally {
                 if (!armed && giveBack(arming.key()) && !deferred.isEmpty()) {
                     wakeArmer(); // an entry deferred meanwhile may take the room
@@ -313,7 +316,7 @@ final class StreamCallbackBudget {
                 gone.left = true;
             }
             try {
-                if (!a.arm()) {
+                if (!a.arm(true)) {
                     giveBack(a.key());
                 }
             } catch (SyncException e) {

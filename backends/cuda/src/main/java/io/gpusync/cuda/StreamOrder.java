@@ -421,8 +421,6 @@ final class StreamOrder implements EventSweeper.Sweepable {
     /** The arm of a cover: now, or once the budget has room (probed meanwhile by the armer). */
     private final class CoverArm extends StreamCallbackBudget.Entry {
         private final Member behind;
-        /** Deferred by the budget: {@link #hold()} took a hold on the member that lasts until {@link #leave()}. */
-        private volatile boolean deferredHold;
 
         CoverArm(long key, Member behind) {
             super(key, context);
@@ -430,8 +428,8 @@ final class StreamOrder implements EventSweeper.Sweepable {
         }
 
         @Override
-        public boolean arm() {
-            if (deferredHold) { // the deferral's hold keeps the event alive through the call
+        public boolean arm(boolean held) {
+            if (held) { // the deferral's hold keeps the event alive through the call
                 behind.armBehind(key());
                 return true;
             }
@@ -459,7 +457,6 @@ final class StreamOrder implements EventSweeper.Sweepable {
         @Override
         public void hold() {
             behind.hold();
-            deferredHold = true;
             if (deferredCovers.getAndIncrement() == 0) {
                 service.sweeper().deferred(StreamOrder.this, true);
             }

@@ -326,7 +326,7 @@ final class TimelineState implements EventSweeper.Sweepable {
         }
 
         @Override
-        public boolean arm() {
+        public boolean arm(boolean held) { // holds nothing: the timeline's own lock and released flag guard it
             synchronized (TimelineState.this) {
                 if (released) {
                     return false;

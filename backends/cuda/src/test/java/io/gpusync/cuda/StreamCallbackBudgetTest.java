@@ -58,7 +58,7 @@ class StreamCallbackBudgetTest {
         }
 
         @Override
-        public boolean arm() {
+        public boolean arm(boolean held) {
             armedOn = Thread.currentThread();
             armed = true;
             return true;
