@@ -52,6 +52,7 @@ final class StallReport {
         } catch (IOException e) {
             b.append("  /proc/self/task unreadable: ").append(e).append('\n');
         }
+        piLockOwners(b);
         nativeStacks(b);
         out.print(b);
         out.flush();
@@ -105,6 +106,60 @@ final class StallReport {
             }
         }
         return "";
+    }
+
+    /**
+     * For every priority-inheriting lock (a {@code pthread_mutex} of {@code PTHREAD_PRIO_INHERIT}, as NVIDIA's drivers
+     * use) that threads are blocked on ({@code futex(FUTEX_LOCK_PI)}): which thread holds it. A PI futex word holds
+     * its owner's thread id; it is read through {@code /proc/self/mem}, which answers an error, not a crash, if the
+     * word is gone meanwhile. The owner's native stack (above) then shows what it waits for.
+     */
+    private static void piLockOwners(StringBuilder b) {
+        Map<Long, java.util.List<String>> waiters = new java.util.TreeMap<>();
+        try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+            tasks.forEach(t -> {
+                String[] sc = read(t.resolve("syscall")).split(" ");
+                if (sc.length > 2 && sc[0].equals("202")) { // x86-64 futex(uaddr, op, ...)
+                    int op = (int) Long.decode(sc[2]).longValue() & 0x7f;
+                    if (op == 6 || op == 13) { // FUTEX_LOCK_PI, FUTEX_LOCK_PI2
+                        waiters.computeIfAbsent(Long.decode(sc[1]), k -> new java.util.ArrayList<>())
+                                .add(t.getFileName() + " " + threadName(t));
+                    }
+                }
+            });
+        } catch (IOException | RuntimeException e) {
+            b.append("SOAK PI LOCKS unreadable: ").append(e).append('\n');
+            return;
+        }
+        if (waiters.isEmpty()) {
+            return;
+        }
+        b.append("SOAK PI LOCKS (futex word: owner tid and name <- waiting threads)\n");
+        try (java.io.RandomAccessFile mem = new java.io.RandomAccessFile("/proc/self/mem", "r")) {
+            waiters.forEach((addr, ts) -> {
+                String owner;
+                try {
+                    mem.seek(addr);
+                    int word = Integer.reverseBytes(mem.readInt()); // little-endian
+                    int tid = word & 0x3fffffff; // FUTEX_TID_MASK
+                    owner = tid + " " + threadName(Path.of("/proc/self/task", Integer.toString(tid)))
+                            + ((word & 0x40000000) != 0 ? " (owner died)" : "");
+                } catch (IOException e) {
+                    owner = "unreadable (" + e.getMessage() + ")";
+                }
+                b.append("  0x").append(Long.toHexString(addr)).append(": ").append(owner).append(" <- ")
+                        .append(ts.size()).append(' ').append(ts).append('\n');
+            });
+        } catch (IOException e) {
+            b.append("  /proc/self/mem unreadable: ").append(e).append('\n');
+        }
+    }
+
+    private static String threadName(Path task) {
+        String stat = read(task.resolve("stat"));
+        int open = stat.indexOf('(');
+        int close = stat.lastIndexOf(')');
+        return open >= 0 && close > open ? stat.substring(open + 1, close) : "(gone)";
     }
 
     private static String osThread(Path task) {
