@@ -31,6 +31,19 @@ public enum AwaitMode {
         return id;
     }
 
+    /**
+     * Whether a platform thread of this name exists to await GPU work in this mode: gpusync's own threads (its
+     * pollers, waiter pool, CUDA sweeper and armer; not the server's loops, which every mode has), the elastic
+     * scheduler's workers, or the virtual threads' carriers.
+     */
+    public boolean awaitsOn(String threadName) {
+        return switch (this) {
+            case GPUSYNC -> threadName.startsWith("gpusync-") && !threadName.startsWith("gpusync-demo");
+            case ELASTIC_BLOCKING -> threadName.startsWith("boundedElastic-");
+            case VIRTUAL_THREADS -> threadName.startsWith("ForkJoinPool-"); // the default scheduler's carriers
+        };
+    }
+
     /** The mode called {@code name} ({@link #id()}, case-insensitive). */
     public static AwaitMode named(String name) {
         String n = name.trim().toLowerCase(Locale.ROOT);

@@ -16,6 +16,7 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -107,8 +108,28 @@ public final class LoadRunner {
         }
     }
 
-    /** Thread peaks of a measured period: live platform threads (JMX), virtual threads blocked in the server. */
-    public record Threads(int platformPeak, int virtualPeak) {
+    /**
+     * Threads of a measured period: the peak of live platform threads (JMX, the whole process), the peak of virtual
+     * threads blocked in the server, and, at the period's end, the live platform threads that each await mode's
+     * waiting runs on ({@link AwaitMode#awaitsOn}).
+     */
+    public record Threads(int platformPeak, int virtualPeak, Map<AwaitMode, Integer> awaiting) {
+        /** Live platform threads of {@code mode}'s waiting at the end of the period, plus its blocked virtual threads. */
+        public int awaitThreads(AwaitMode mode) {
+            return awaiting.getOrDefault(mode, 0) + (mode == AwaitMode.VIRTUAL_THREADS ? virtualPeak : 0);
+        }
+
+        static Map<AwaitMode, Integer> awaitingNow() {
+            Map<AwaitMode, Integer> by = new java.util.EnumMap<>(AwaitMode.class);
+            for (Thread t : Thread.getAllStackTraces().keySet()) {
+                for (AwaitMode m : AwaitMode.values()) {
+                    if (m.awaitsOn(t.getName())) {
+                        by.merge(m, 1, Integer::sum);
+                    }
+                }
+            }
+            return by;
+        }
     }
 
     /** Checksums checked, and how many of them were wrong or missing. */
@@ -204,7 +225,8 @@ public final class LoadRunner {
                     .block(options.warmup().plus(options.duration()).plus(Duration.ofMinutes(3)));
             long elapsed = System.nanoTime() - measureFrom;
             ThreadCpu cpu = cpuAtStart.get() == null ? null : ThreadCpu.now().since(cpuAtStart.get());
-            Threads threads = new Threads(mx.getPeakThreadCount(), server.takeVirtualThreadPeak());
+            Threads threads = new Threads(mx.getPeakThreadCount(), server.takeVirtualThreadPeak(),
+                    Threads.awaitingNow());
             ticker.shutdownNow();
             ticker.awaitTermination(1, TimeUnit.SECONDS);
             if (options.progress() != Progress.OFF) {

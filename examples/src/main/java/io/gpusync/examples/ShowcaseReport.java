@@ -18,7 +18,7 @@ import java.util.Map;
  */
 final class ShowcaseReport {
     private static final String CSV_HEADER = "await,in_flight,req_per_s,client_p50_us,client_p99_us,gpu_wait_p50_us,"
-            + "gpu_wait_p99_us,platform_threads_peak,virtual_threads_peak,cpu_us_per_req,server_cpu_us_per_req,"
+            + "gpu_wait_p99_us,platform_threads_peak,virtual_threads_peak,await_threads,cpu_us_per_req,server_cpu_us_per_req,"
             + "answered,timeouts,other_status,client_errors,checked,checksum_failures";
 
     /**
@@ -26,7 +26,8 @@ final class ShowcaseReport {
      * the process less the load client's threads.
      */
     record Row(AwaitMode mode, int inFlight, double reqPerSec, double clientP50, double clientP99, double gpuP50,
-               double gpuP99, int platformThreads, int virtualThreads, double cpuPerReq, double serverCpuPerReq,
+               double gpuP99, int platformThreads, int virtualThreads, int awaitThreads, double cpuPerReq,
+               double serverCpuPerReq,
                long ok, long timeouts, long otherStatus, long clientErrors, long checked, long checksumFailures) {
 
         static Row of(AwaitMode mode, int inFlight, LoadRunner.Result r) {
@@ -44,22 +45,24 @@ final class ShowcaseReport {
                     l.getTotalCount() == 0 ? Double.NaN : l.getValueAtPercentile(99) / 1e3,
                     g.getTotalCount() == 0 ? Double.NaN : g.getValueAtPercentile(50),
                     g.getTotalCount() == 0 ? Double.NaN : g.getValueAtPercentile(99),
-                    r.threads().platformPeak(), r.threads().virtualPeak(), cpu, serverCpu, r.ok(), r.timeouts(),
+                    r.threads().platformPeak(), r.threads().virtualPeak(), r.threads().awaitThreads(mode), cpu,
+                    serverCpu, r.ok(), r.timeouts(),
                     r.otherStatus(), r.clientErrors(), r.checks().checked(), r.checks().failures());
         }
 
         /** One line for the log. */
         String summary() {
             return String.format(Locale.ROOT, "%,.0f req/s, client p50 %s p99 %s, GPU wait p50 %s p99 %s, threads %d"
-                            + " platform + %d virtual, CPU %s per request, %s answered, %s timed out, %s checksums wrong",
+                            + " platform + %d virtual (%d awaiting), CPU %s per request, %s answered, %s timed out,"
+                            + " %s checksums wrong",
                     reqPerSec, us(clientP50), us(clientP99), us(gpuP50), us(gpuP99), platformThreads, virtualThreads,
-                    us(cpuPerReq), Units.count(ok), Units.count(timeouts), Units.count(checksumFailures));
+                    awaitThreads, us(cpuPerReq), Units.count(ok), Units.count(timeouts), Units.count(checksumFailures));
         }
 
         String csv() {
             return String.join(",", mode.id(), Integer.toString(inFlight), num(reqPerSec), num(clientP50),
                     num(clientP99), num(gpuP50), num(gpuP99), Integer.toString(platformThreads),
-                    Integer.toString(virtualThreads), num(cpuPerReq), num(serverCpuPerReq), Long.toString(ok),
+                    Integer.toString(virtualThreads), Integer.toString(awaitThreads), num(cpuPerReq), num(serverCpuPerReq), Long.toString(ok),
                     Long.toString(timeouts), Long.toString(otherStatus), Long.toString(clientErrors),
                     Long.toString(checked), Long.toString(checksumFailures));
         }
@@ -82,13 +85,13 @@ final class ShowcaseReport {
         StringBuilder sb = new StringBuilder();
         sb.append("Device: ").append(device).append("\n\nWork: ").append(work).append(onDevice ? "" : " (no GPU work)")
                 .append("\n\n| await | in flight | req/s | client p50 | client p99 | GPU wait p50 | GPU wait p99 "
-                        + "| threads (peak: platform + virtual) | CPU / req (process) | CPU / req (less load client) "
-                        + "| answered | timeouts | checksums wrong |\n")
-                .append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                        + "| threads (peak: platform + virtual) | await threads | CPU / req (process) "
+                        + "| CPU / req (less load client) | answered | timeouts | checksums wrong |\n")
+                .append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Row r : rows) {
-            sb.append(String.format(Locale.ROOT, "| %s | %,d | %,.0f | %s | %s | %s | %s | %d + %d | %s | %s | %s | %s | %s |%n",
+            sb.append(String.format(Locale.ROOT, "| %s | %,d | %,.0f | %s | %s | %s | %s | %d + %d | %d | %s | %s | %s | %s | %s |%n",
                     r.mode().id(), r.inFlight(), r.reqPerSec(), us(r.clientP50()), us(r.clientP99()), us(r.gpuP50()),
-                    us(r.gpuP99()), r.platformThreads(), r.virtualThreads(), us(r.cpuPerReq()), us(r.serverCpuPerReq()),
+                    us(r.gpuP99()), r.platformThreads(), r.virtualThreads(), r.awaitThreads(), us(r.cpuPerReq()), us(r.serverCpuPerReq()),
                     Units.count(r.ok()), Units.count(r.timeouts()), Units.count(r.checksumFailures())));
         }
         return sb.toString();

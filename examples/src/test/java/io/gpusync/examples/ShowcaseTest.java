@@ -67,6 +67,9 @@ class ShowcaseTest {
             assertThat(r.checks().checked()).as(mode.id()).isEqualTo(r.ok());
             assertThat(r.checks().failures()).as(mode.id()).isZero();
             assertThat(r.threads().platformPeak()).as(mode.id()).isPositive();
+            if (mode != AwaitMode.GPUSYNC) { // a blocked thread per wait in flight, up to their caps
+                assertThat(r.threads().awaitThreads(mode)).as("%s: threads that await", mode.id()).isPositive();
+            }
             if (mode == AwaitMode.VIRTUAL_THREADS) {
                 assertThat(r.threads().virtualPeak()).as("virtual threads blocked at once").isBetween(1, 8);
             } else {
