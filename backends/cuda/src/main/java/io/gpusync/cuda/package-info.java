@@ -12,7 +12,9 @@
  * {@code CudaWorkQueue} does) share one callback per stream, behind the oldest
  * waited-on event: when it runs, the {@code gpusync-cuda-sweeper} thread finds the newest finished event of the
  * stream by a binary search of probes and completes every wait up to it in one pass, again and again while a burst
- * keeps completing ({@code StreamOrder}). <b>Faults.</b> Unlike a
+ * keeps completing ({@code StreamOrder}). An engine's probe of such an event asks the order first: an event at or
+ * before the newest known complete one is complete, and one recorded after an event found incomplete within the last
+ * 2 µs is incomplete, both without a driver call. <b>Faults.</b> Unlike a
  * {@code cuLaunchHostFunc} host function, which is never run on a context with a sticky error, a stream callback
  * is called with the error (behind other streams' kernels, closed host gates and event waits alike); a trap may
  * poison the other contexts of the process too. The callback hands the error to the
@@ -33,7 +35,7 @@
  *   <caption>CUDA driver calls made on each path</caption>
  *   <tr><th>path</th><th>driver calls</th></tr>
  *   <tr><td>probe ({@code isSignaled}, engine spin)</td><td>event: {@code cuEventQuery} (+ push/pop of its
- *       context on {@code CUDA_ERROR_INVALID_CONTEXT}); timeline: none (a memory read), at most once per ms
+ *       context on {@code CUDA_ERROR_INVALID_CONTEXT}), or none when its stream's order answers; timeline: none (a memory read), at most once per ms
  *       {@code cuCtxPushCurrent_v2} + {@code cuStreamQuery(NULL)} + {@code cuCtxPopCurrent_v2}</td></tr>
  *   <tr><td>hand-over past the spin (engine {@code onSignal}, blocking {@code await} arming)</td><td>push;
  *       {@code cuStreamCreate(NON_BLOCKING)}, {@code cuStreamWaitEvent}, {@code cuStreamAddCallback},
