@@ -31,7 +31,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p><b>Probes answered by the order.</b> An engine's probe of one event ({@link #probe}) asks the order first: an
  * event at or before the newest one known complete is complete, and an event after one that a probe found incomplete
  * within the last {@link #REUSE_NANOS} ns is taken as incomplete without a driver call (its own event is always queried).
- * A probe that finds its event complete marks every member up to it complete and asks for a sweep. A poller that
+ * A probe that finds its event complete marks every member up to it complete for the next sweep (which the cover
+ * before it, now complete too, sets off). A poller that
  * holds a thousand waits of a stream so costs a few {@code cuEventQuery}s a pass, not a thousand.
  *
  * <p>Only events recorded by gpusync on a stream it owns join an order: a stream handle of the user's may be
@@ -256,7 +257,8 @@ final class StreamOrder implements EventSweeper.Sweepable {
     /**
      * An engine's probe of {@code m}'s event (the caller holds it): answered by the order where stream order decides
      * it, else by one {@link Member#complete()}. A complete event newer than any known marks every member up to it
-     * complete, and a sweep completes them on the sweeper's thread (not the prober's). Any thread; never blocks.
+     * complete; the next sweep completes them on the sweeper's thread (not the prober's), asked for here unless a
+     * launched cover stands before the event. Any thread; never blocks.
      */
     boolean probe(Member m) {
         long seq = m.seq();
@@ -273,10 +275,24 @@ final class StreamOrder implements EventSweeper.Sweepable {
             incomplete = new Incomplete(seq, now);
             return false;
         }
-        if (completedUpTo.getAndAccumulate(seq, Math::max) < seq) {
+        if (completedUpTo.getAndAccumulate(seq, Math::max) < seq && uncovered(seq)) {
             service.sweeper().request(this, false); // the sweeper completes the members up to it, and finds later ones
         }
         return true;
+    }
+
+    /**
+     * Whether members up to {@code seq} wait and no launched cover would complete them: none stands at or before
+     * {@code seq}, or one of this order's covers is deferred (the budget's armer probes it at its own pace). A
+     * launched cover there runs now that its event is complete, and its sweep completes up to {@code seq}.
+     */
+    private boolean uncovered(long seq) {
+        Map.Entry<Long, Member> oldest = pending.firstEntry();
+        if (oldest == null || oldest.getKey() > seq) {
+            return false;
+        }
+        Map.Entry<Long, Long> cover = covers.firstEntry();
+        return cover == null || cover.getKey() > seq || deferredCovers.get() > 0;
     }
 
     private record Incomplete(long seq, long at) {

@@ -256,21 +256,52 @@ class StreamOrderTest {
     }
 
     @Test
-    void aProbeThatFindsAnEventCompleteHasEveryWaitUpToItCompletedOffTheProbingThread() throws InterruptedException {
+    void aProbeThatFindsAnEventCompleteHasTheNextSweepCompleteEveryWaitUpToIt() throws InterruptedException {
         StreamOrder order = new StreamOrder(cuda, CONTEXT, null);
         List<Event> es = waitedOn(order, 1_000);
         streamRuns(es, 600);
 
         assertThat(order.probe(es.get(599))).as("event 600, queried").isTrue();
+        es.getFirst().coverRuns(); // the cover behind event 1 runs: its sweep starts from what the probe found
 
-        assertThat(await(() -> order.pending() == 400, 5_000)).as("the sweeper completed events 1–600").isTrue();
-        assertThat(es.subList(0, 600)).as("on the sweeper's thread").allMatch(e -> e.completedOn != Thread.currentThread());
+        assertThat(await(() -> order.pending() == 400, 5_000)).as("events 1–600 completed").isTrue();
         assertThat(es.subList(0, 600)).allMatch(e -> e.completions.get() == 1);
         assertThat(es.subList(600, 1_000)).allMatch(e -> e.completions.get() == 0 && e.failure == null);
         assertThat(await(() -> es.get(600).armedKey != 0, 5_000)).as("the cover moved to the new oldest").isTrue();
         int queried = es.get(300).probes.get();
         assertThat(order.probe(es.get(300))).as("an event before the newest known complete").isTrue();
         assertThat(es.get(300).probes.get()).as("answered by the order").isEqualTo(queried);
+    }
+
+    @Test
+    void whileAStreamsCoverWaitsForRoomAProbeThatFindsAnEventCompleteHasTheSweeperCompleteItsWaits()
+            throws InterruptedException {
+        for (int s = 0; s < 4; s++) { // the room, taken
+            waitedOn(new StreamOrder(cuda, CONTEXT, null), 1);
+        }
+        StreamOrder order = new StreamOrder(cuda, CONTEXT, null);
+        List<Event> es = waitedOn(order, 100);
+        assertThat(order.coverDeferred()).isTrue();
+        streamRuns(es, 60);
+
+        assertThat(order.probe(es.get(59))).isTrue();
+
+        assertThat(await(() -> order.pending() == 40, 5_000)).as("events 1–60 completed").isTrue();
+        assertThat(es.subList(0, 60)).as("on the sweeper's thread, not the prober's")
+                .allMatch(e -> e.completions.get() == 1 && e.completedOn != Thread.currentThread());
+    }
+
+    @Test
+    void aLoneWaitsProbeThatFindsItsEventCompleteWakesNoOtherThread() {
+        StreamOrder order = new StreamOrder(cuda, CONTEXT, null);
+        Event e = waitedOn(order, 1).getFirst();
+        e.done = true;
+
+        assertThat(order.probe(e)).isTrue();
+
+        assertThat(cuda.sweeper().thread()).as("the sweeper: its cover, launched, completes it").isNull();
+        e.coverRuns();
+        assertThat(e.completions.get()).isEqualTo(1);
     }
 
     @Test
