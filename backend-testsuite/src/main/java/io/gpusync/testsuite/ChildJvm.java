@@ -28,13 +28,29 @@ public final class ChildJvm {
     private ChildJvm() {
     }
 
+    /** glibc's malloc checker, preloaded into a checked child. */
+    public static final Path MALLOC_DEBUG = Path.of("/usr/lib/x86_64-linux-gnu/libc_malloc_debug.so.0");
+
+    /**
+     * The JVM options a child under the malloc checker needs to take all of its native memory from the checker.
+     * Netty 4.2 on JDK 24+ (its Unsafe use off by default) links {@code malloc} and {@code free} through
+     * {@code Linker.nativeLinker().defaultLookup()}, whose scope is libc and its own dependencies, not the preloaded
+     * checker: its buffers (an epoll loop's event array among them) then come from libc's own allocator, which grows
+     * and trims the same {@code sbrk} heap as the checker with nothing between the two, so each overwrites the other's
+     * chunks ("malloc: top chunk is corrupt"). With Unsafe allowed, Netty allocates through the JVM, whose
+     * {@code malloc} is the checker's. {@link #run} adds them to every child whose environment preloads the checker.
+     */
+    public static final List<String> MALLOC_CHECKED_JVM_OPTIONS =
+            List.of("-Dio.netty.noUnsafe=false", "--sun-misc-unsafe-memory-access=allow");
+
     /**
      * The environment that runs a child under glibc's malloc checker, freed memory filled with {@code perturb}
      * (1-255), so a use after free reads garbage at once; empty where glibc's debug library is missing. The JVM's
-     * libjsig comes first, so drivers that install signal handlers chain to the JVM's.
+     * libjsig comes first, so drivers that install signal handlers chain to the JVM's. A child not started by
+     * {@link #run} needs {@link #MALLOC_CHECKED_JVM_OPTIONS} too.
      */
     public static Map<String, String> mallocChecked(int perturb) {
-        Path debug = Path.of("/usr/lib/x86_64-linux-gnu/libc_malloc_debug.so.0");
+        Path debug = MALLOC_DEBUG;
         if (!Files.exists(debug)) {
             return Map.of();
         }
@@ -69,6 +85,9 @@ public final class ChildJvm {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("--enable-native-access=ALL-UNNAMED");
+        if (environment.getOrDefault("LD_PRELOAD", "").contains(MALLOC_DEBUG.getFileName().toString())) {
+            cmd.addAll(MALLOC_CHECKED_JVM_OPTIONS);
+        }
         cmd.addAll(jvmOptions);
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));

@@ -19,9 +19,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -42,7 +42,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * {@link EglReusableSync#adopt} takes them with an object whose claim covers the application's raw signals.
  */
 class EglReusableSyncAdoptTest {
-    private static final Path MALLOC_DEBUG = Path.of("/usr/lib/x86_64-linux-gnu/libc_malloc_debug.so.0");
     private static EglProducer producer;
 
     @BeforeAll
@@ -131,13 +130,10 @@ class EglReusableSyncAdoptTest {
      */
     @Test
     void rawSignalsOnAdoptedReusableSyncsWhileWaitersCloseSurviveTheMallocChecker() throws Exception {
-        assumeTrue(Files.isRegularFile(MALLOC_DEBUG), "glibc's malloc checker is not installed: " + MALLOC_DEBUG);
-        Path jsig = Path.of(System.getProperty("java.home"), "lib", "libjsig.so");
-        String out = ChildJvm.runOk(RawSignalStress.class, List.of("-Xmx256m"), Map.of(
-                "LD_PRELOAD", jsig + ":" + MALLOC_DEBUG,
-                "MALLOC_CHECK_", "3",
-                "MALLOC_PERTURB_", "165",
-                "EGL_PLATFORM", "surfaceless"), "3000");
+        assumeTrue(Files.isRegularFile(ChildJvm.MALLOC_DEBUG), "glibc's malloc checker is not installed");
+        Map<String, String> env = new HashMap<>(ChildJvm.mallocChecked(165));
+        env.put("EGL_PLATFORM", "surfaceless");
+        String out = ChildJvm.runOk(RawSignalStress.class, List.of("-Xmx256m"), env, "3000");
         assertThat(out).contains("RAW SIGNAL STRESS OK");
     }
 

@@ -7,10 +7,8 @@ import io.gpusync.test.vulkan.VulkanContext;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -130,14 +128,10 @@ class VulkanOwnedHandleBoundaryTest {
      */
     @Test
     void ownedHandlesOfPendingSubmissionsSurviveTheirWaitersUnderTheMallocChecker() throws Exception {
-        Path mallocDebug = Path.of("/usr/lib/x86_64-linux-gnu/libc_malloc_debug.so.0");
-        assumeTrue(Files.isRegularFile(mallocDebug), "glibc's malloc checker is not installed: " + mallocDebug);
+        assumeTrue(Files.isRegularFile(ChildJvm.MALLOC_DEBUG), "glibc's malloc checker is not installed");
         Lavapipe.context().close(); // skips here, with the reason, where there is no Vulkan driver
-        Path jsig = Path.of(System.getProperty("java.home"), "lib", "libjsig.so");
-        String out = ChildJvm.runOk(PendingSubmissionStress.class, List.of("-Xmx256m"), Map.of(
-                "LD_PRELOAD", jsig + ":" + mallocDebug,
-                "MALLOC_CHECK_", "3",
-                "MALLOC_PERTURB_", "165"), "2000");
+        String out = ChildJvm.runOk(PendingSubmissionStress.class, List.of("-Xmx256m"), ChildJvm.mallocChecked(165),
+                "2000");
         assertThat(out).contains("PENDING SUBMISSION STRESS OK");
     }
 

@@ -41,7 +41,8 @@ import java.util.concurrent.atomic.LongAdder;
  * {@code SOAK FAIL} at the next progress report instead of running its course (a driver stall otherwise holds a
  * failed run for minutes).
  * Run it under glibc's malloc checker: {@code LD_PRELOAD=libc_malloc_debug.so.0 MALLOC_CHECK_=3 MALLOC_PERTURB_=N}
- * (what {@code BackendSoakTest} does).
+ * and the JVM options that keep Netty on the checked allocator ({@code ChildJvm.MALLOC_CHECKED_JVM_OPTIONS}), as
+ * {@code BackendSoakTest} and {@code benchmarks/soak-runs} do.
  */
 public final class BackendSoak {
     static final int IN_FLIGHT = 8;

@@ -5,12 +5,13 @@ import org.junit.jupiter.api.Test;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+
+import io.gpusync.testsuite.ChildJvm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -24,25 +25,21 @@ import static org.assertj.core.api.Assertions.assertThat;
  * -Dgpusync.soak.seconds=120}.
  */
 class BackendSoakTest {
-    private static final Path MALLOC_DEBUG = Path.of("/usr/lib/x86_64-linux-gnu/libc_malloc_debug.so.0");
-
     @Test
     void everyBackendAtOnceUnderTheMallocCheckerCrashesNothingAndLosesNoWait() throws Exception {
         long seconds = Long.getLong("gpusync.soak.seconds", 45);
+        Map<String, String> checked = ChildJvm.mallocChecked(1 + (int) (System.nanoTime() & 0xfe));
         List<String> cmd = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-Xms256m", "-Xmx256m", "-XX:+AlwaysPreTouch",
-                "-cp", System.getProperty("java.class.path"),
+                "--enable-native-access=ALL-UNNAMED", "-Xms256m", "-Xmx256m", "-XX:+AlwaysPreTouch"));
+        if (!checked.isEmpty()) {
+            cmd.addAll(ChildJvm.MALLOC_CHECKED_JVM_OPTIONS);
+        }
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"),
                 BackendSoak.class.getName(), "--seconds", Long.toString(seconds), "--give-up-after", "50"));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        Map<String, String> env = pb.environment();
-        String preload = Path.of(System.getProperty("java.home"), "lib", "libjsig.so").toString();
-        if (Files.exists(MALLOC_DEBUG)) {
-            preload += ":" + MALLOC_DEBUG;
-            env.put("MALLOC_CHECK_", "3");
-            env.put("MALLOC_PERTURB_", Integer.toString(1 + (int) (System.nanoTime() & 0xfe)));
-        }
-        env.put("LD_PRELOAD", preload);
+        pb.environment().put("LD_PRELOAD", Path.of(System.getProperty("java.home"), "lib", "libjsig.so").toString());
+        pb.environment().putAll(checked);
         Process child = pb.start();
         ByteArrayOutputStream output = new ByteArrayOutputStream();
         Thread reader = Thread.ofPlatform().daemon().start(() -> copy(child.getInputStream(), output));
