@@ -11,7 +11,11 @@
  * or an abort follows later.
  *
  *   gcc -O2 -pthread pocl_failed_and_completed_dependencies.c -o /tmp/pocl-race -l:libOpenCL.so.1
- *   MALLOC_PERTURB_=228 LD_PRELOAD=libc_malloc_debug.so.0 MALLOC_CHECK_=3 /tmp/pocl-race [rounds [one-thread]]
+ *   MALLOC_PERTURB_=228 LD_PRELOAD=libc_malloc_debug.so.0 MALLOC_CHECK_=3 /tmp/pocl-race [rounds [one|shield]]
+ *
+ * "one": a single thread completes the first k user events of a round and fails the rest, while PoCL's own thread is
+ * still completing marker k-1 and broadcasting to marker k: the same race, with PoCL's thread as the second one.
+ * "shield": the same, after waiting until marker k-1 has ended and PoCL holds no reference of its own to it.
  *
  * No OpenCL headers are needed: the few calls are declared below.
  */
@@ -27,6 +31,7 @@ typedef void *cl_platform_id, *cl_device_id, *cl_context, *cl_command_queue, *cl
 #define CL_DEVICE_TYPE_ALL 0xFFFFFFFFu
 #define CL_COMPLETE 0
 #define CL_EVENT_COMMAND_EXECUTION_STATUS 0x11D3
+#define CL_EVENT_REFERENCE_COUNT 0x11D2
 
 extern cl_int clGetPlatformIDs(cl_uint, cl_platform_id *, cl_uint *);
 extern cl_int clGetDeviceIDs(cl_platform_id, cl_ulong, cl_uint, cl_device_id *, cl_uint *);
@@ -50,7 +55,8 @@ static void *end_user_events(void *parity) {
 
 int main(int argc, char **argv) {
     long rounds = argc > 1 ? atol(argv[1]) : 20000;
-    int one_thread = argc > 2; /* any second argument: end the user events in order from one thread, one failed */
+    int one_thread = argc > 2; /* a second argument: one thread completes the first k user events, then fails the rest */
+    int shield = argc > 2 && argv[2][0] == 's'; /* "shield": first waits until marker k-1 is done, as gpusync does */
     cl_platform_id platform;
     cl_device_id device;
     cl_int err;
@@ -66,9 +72,23 @@ int main(int argc, char **argv) {
             users[i] = clCreateUserEvent(context, &err);
             clEnqueueMarkerWithWaitList(queue, 1, &users[i], &markers[i]);
         }
-        if (one_thread) { /* the PoCL worker completing marker i-1 races this thread failing marker i */
-            for (int i = 0; i < BATCH; i++) {
-                clSetUserEventStatus(users[i], i == BATCH / 2 ? -1000001 : CL_COMPLETE);
+        if (one_thread) { /* the PoCL worker completing marker k-1 races this thread failing marker k's user event */
+            int k = 1 + (int) (round % (BATCH - 1));
+            for (int i = 0; i < k; i++) {
+                clSetUserEventStatus(users[i], CL_COMPLETE);
+            }
+            for (volatile int s = 0; s < (int) (round * 7919 % 4000); s++) { /* a varying moment of marker k-1's end */
+            }
+            if (shield) { /* gpusync's shield: marker k-1 has ended and PoCL has let go of it (its own reference) */
+                cl_int st;
+                cl_uint refs;
+                do {
+                    clGetEventInfo(markers[k - 1], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
+                    clGetEventInfo(markers[k - 1], CL_EVENT_REFERENCE_COUNT, sizeof refs, &refs, NULL);
+                } while (st > CL_COMPLETE || refs > 1);
+            }
+            for (int i = k; i < BATCH; i++) {
+                clSetUserEventStatus(users[i], -1000001);
             }
         } else {
             pthread_t failing, completing;
@@ -82,8 +102,10 @@ int main(int argc, char **argv) {
             do {
                 clGetEventInfo(markers[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
             } while (status > CL_COMPLETE);
-            clReleaseEvent(markers[i]);
-            clReleaseEvent(users[i]);
+            if (!one_thread) { /* one thread: kept, as gpusync keeps failed commands (releasing them is another hazard) */
+                clReleaseEvent(markers[i]);
+                clReleaseEvent(users[i]);
+            }
         }
         if (round % 1000 == 0) {
             printf("round %ld\n", round);

@@ -54,6 +54,9 @@ final class ClEventRelease {
     static final long SWEEP_MILLIS_MAX = 1_000;
     private static final System.Logger LOG = System.getLogger(ClEventRelease.class.getName());
     private static final int CL_COMPLETE = OpenCl.CL_COMPLETE();
+    private static final int CL_QUEUED = OpenCl.CL_QUEUED();
+    /** The longest a failing status change waits for the other dependencies of its commands to settle. */
+    static final long QUIET_NANOS = 100_000_000;
     /** The monitor that status changes through {@link #setStatus} take, one at a time per process. */
     private static final Object STATUS_CHANGES = new Object();
 
@@ -202,8 +205,72 @@ final class ClEventRelease {
         synchronized (STATUS_CHANGES) {
             Ref r = process().refs.get(event.address());
             IntSupplier set = () -> OpenCl.clSetUserEventStatus(event, status);
-            return r == null ? set.getAsInt() : call(r, set);
+            if (r == null) {
+                return set.getAsInt();
+            }
+            if (status < CL_COMPLETE && !UpcallRegistry.inUpcall()) { // inside a callback PoCL holds events locked
+                awaitQuietDependents(r);
+            }
+            return call(r, set);
         }
+    }
+
+    /**
+     * Before {@code user} fails: waits, for at most {@link #QUIET_NANOS}, until no other dependency of a command that
+     * waits on it can end during the failure. PoCL 3.1's failure of such a command unlocks it half-way; a dependency that
+     * ends meanwhile on PoCL's own thread (on an in-order queue, the command before it, completing) still sees it queued
+     * with nothing left to wait for and runs it as well: PoCL then asserts, uses the freed command, or never ends it.
+     * Only commands gpusync enqueued ({@link OpenClQueue}) have known dependencies. The wait spins, then parks in
+     * short slices; a marker's predecessor settles within microseconds, a running kernel may hold it to the bound.
+     */
+    private static void awaitQuietDependents(Ref user) {
+        List<Ref> others = new ArrayList<>();
+        for (Ref command : process().watched) {
+            List<Ref> waitsOn;
+            synchronized (command) {
+                waitsOn = command.gone ? null : command.waitsOn;
+            }
+            if (waitsOn != null && waitsOn.contains(user) && Cl.statusOr(command.event, CL_COMPLETE) > CL_COMPLETE) {
+                waitsOn.stream().filter(d -> d != user).forEach(others::add);
+            }
+        }
+        long deadline = System.nanoTime() + QUIET_NANOS;
+        for (int spins = 0; !others.stream().allMatch(ClEventRelease::cannotEndNow)
+                && System.nanoTime() - deadline < 0; spins++) {
+            if (spins < 1_000) {
+                Thread.onSpinWait();
+            } else {
+                java.util.concurrent.locks.LockSupport.parkNanos(20_000);
+            }
+        }
+    }
+
+    /**
+     * Whether {@code d} cannot end (or finish ending) during a status change made now: a user event (their status changes
+     * come through here, one at a time), a command PoCL is done with ({@link #settled}), or a command still queued
+     * behind a user event that has not ended. Anything else may end at any moment: a command running or about to run,
+     * one whose end PoCL is still broadcasting, one whose dependencies gpusync does not know.
+     */
+    private static boolean cannotEndNow(Ref d) {
+        if (d.user) {
+            return true;
+        }
+        int status = Cl.statusOr(d.event, CL_COMPLETE);
+        if (status <= CL_COMPLETE) {
+            return settled(d);
+        }
+        if (status != CL_QUEUED) {
+            return false;
+        }
+        List<Ref> waitsOn;
+        synchronized (d) {
+            waitsOn = d.waitsOn;
+        }
+        return waitsOn != null && waitsOn.stream().anyMatch(x -> x.user && stillPending(x));
+    }
+
+    private static boolean stillPending(Ref d) {
+        return Cl.statusOr(d.event, CL_COMPLETE) > CL_COMPLETE;
     }
 
     /** The release action of an anchor over one of gpusync's references: {@link #drop}. Must not capture a waiter. */

@@ -100,7 +100,10 @@ public final class OpenClEvents {
      *
      * <p><b>Threading and blocking.</b> Status changes made through this method run one at a time in the process, so
      * a call may block briefly behind another thread's (PoCL 3.1 can both fail and run a command whose dependencies
-     * end at once on two threads, one failing, and then uses the freed command). Listeners registered on the event
+     * end at once on two threads, one failing, and then uses the freed command). For the same reason a failing status
+     * first waits, for at most 100 ms, until no other dependency of a command that gpusync enqueued behind the event
+     * ({@link OpenClQueue}) is about to end: on an in-order queue, the command before it, still running or being
+     * completed by the driver's thread. Listeners registered on the event
      * run on this thread, inside the driver call (PoCL); they may set other user events' statuses (reentrant). Not
      * cancellable: the status is set once the call returns.
      *

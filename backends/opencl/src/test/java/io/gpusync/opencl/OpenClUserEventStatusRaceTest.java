@@ -51,6 +51,60 @@ class OpenClUserEventStatusRaceTest {
     }
 
     /**
+     * The same race with one thread: markers enqueued through gpusync's queue ({@code OpenClContext.enqueueMarker}, so
+     * each depends on its user event and on the marker before it), the first {@code k} user events completed, then the
+     * rest failed at once, while PoCL's own thread is still completing marker {@code k - 1} and broadcasting to marker
+     * {@code k}. Setting statuses one at a time does not cover it: before the failing status change waited for the
+     * other dependencies of its markers to settle, the child died of PoCL's assertion
+     * ({@code pocl_update_event_running_unlocked}) or hung on a marker that never ended.
+     */
+    @Test
+    void aUserEventFailingWhileTheCommandBeforeItsMarkerCompletesNeverCrashesTheProcess() throws Exception {
+        String out = ChildJvm.runOk(OneThreadChild.class, List.of(), ChildJvm.mallocChecked(228),
+                Integer.toString(ROUNDS * 5));
+        assertThat(out).contains(ROUNDS * 5 + " rounds of " + BATCH + " queued markers");
+    }
+
+    /** {@code args}: rounds; each ends its user events from one thread, the first {@code k} completed, the rest failed. */
+    public static final class OneThreadChild {
+        public static void main(String[] args) {
+            int rounds = Integer.parseInt(args[0]);
+            try (OpenClContext cl = OpenClContext.createDefault()) {
+                for (int round = 0; round < rounds; round++) {
+                    List<OpenClUserEvent> users = new ArrayList<>();
+                    List<io.gpusync.SyncPoint.OpenCl> gates = new ArrayList<>();
+                    List<io.gpusync.SyncPoint.OpenCl> markers = new ArrayList<>();
+                    for (int i = 0; i < BATCH; i++) {
+                        OpenClUserEvent user = cl.newUserEvent();
+                        users.add(user);
+                        gates.add(user.newPoint());
+                        markers.add(cl.enqueueMarker(gates.get(i)));
+                    }
+                    int k = 1 + round % (BATCH - 1);
+                    for (int i = 0; i < k; i++) {
+                        users.get(i).complete();
+                    }
+                    for (long spin = (round * 7919L) % 4000; spin > 0; spin--) {
+                        Thread.onSpinWait(); // a varying moment of PoCL's thread completing marker k - 1
+                    }
+                    for (int i = k; i < BATCH; i++) {
+                        users.get(i).fail(-1_000_001);
+                    }
+                    for (io.gpusync.SyncPoint.OpenCl marker : markers) { // every marker ends: each one's user event has ended
+                        while (Cl.statusOr(marker.event(), OpenCl.CL_COMPLETE()) > OpenCl.CL_COMPLETE()) {
+                            Thread.onSpinWait();
+                        }
+                        marker.waiter().close();
+                    }
+                    gates.forEach(g -> g.waiter().close());
+                    users.forEach(OpenClUserEvent::close);
+                }
+            }
+            System.out.println(rounds + " rounds of " + BATCH + " queued markers");
+        }
+    }
+
+    /**
      * {@code args}: rounds. Each round: BATCH markers behind BATCH user events, enqueued the way an application
      * enqueues its own commands (no flush before the user events end), then the user events ended by two threads at
      * once through gpusync.
