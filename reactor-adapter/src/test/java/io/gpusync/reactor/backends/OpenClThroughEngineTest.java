@@ -118,12 +118,13 @@ class OpenClThroughEngineTest {
     }
 
     @Test
-    void aThousandConcurrentWaitsOnUserEventsAllComplete() {
+    void aThousandConcurrentWaitsOnUserEventsAllComplete() throws Exception {
         List<OpenClUserEvent> events = new ArrayList<>();
         for (int i = 0; i < 1000; i++) {
             events.add(cl.newUserEvent());
         }
-        try {
+        // a wait lost under load (issue 27) shows its engine's state here, before the timeouts end it
+        try (AutoCloseable dump = io.gpusync.reactor.EngineStateDump.after(Duration.ofSeconds(10), engine)) {
             var all = Flux.fromIterable(events).flatMap(e -> engine.await(e.newPoint(), Duration.ofSeconds(30)), 1000)
                     .then();
             StepVerifier.create(all)
