@@ -231,17 +231,26 @@ final class ClEventRelease {
                 waitsOn = command.gone ? null : command.waitsOn;
             }
             if (waitsOn != null && waitsOn.contains(user) && Cl.statusOr(command.event, CL_COMPLETE) > CL_COMPLETE) {
-                waitsOn.stream().filter(d -> d != user).forEach(others::add);
+                for (Ref d : waitsOn) {
+                    Ref kept = d == user ? null : retainIfHeld(d); // alive while probed, whatever the sweep does
+                    if (kept != null) {
+                        others.add(kept);
+                    }
+                }
             }
         }
-        long deadline = System.nanoTime() + QUIET_NANOS;
-        for (int spins = 0; !others.stream().allMatch(ClEventRelease::cannotEndNow)
-                && System.nanoTime() - deadline < 0; spins++) {
-            if (spins < 1_000) {
-                Thread.onSpinWait();
-            } else {
-                java.util.concurrent.locks.LockSupport.parkNanos(20_000);
+        try {
+            long deadline = System.nanoTime() + QUIET_NANOS;
+            for (int spins = 0; !others.stream().allMatch(ClEventRelease::cannotEndNow)
+                    && System.nanoTime() - deadline < 0; spins++) {
+                if (spins < 1_000) {
+                    Thread.onSpinWait();
+                } else {
+                    java.util.concurrent.locks.LockSupport.parkNanos(20_000);
+                }
             }
+        } finally {
+            others.forEach(ClEventRelease::drop);
         }
     }
 
