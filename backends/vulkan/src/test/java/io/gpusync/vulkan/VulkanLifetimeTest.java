@@ -160,6 +160,8 @@ class VulkanLifetimeTest extends OnLavapipe {
         assertThat(DeviceState.isLive(d.handle())).isTrue(); // a wait is in progress on it
         d.state.fns.signalSemaphore(p.semaphore(), 1);
         waiting.get(5, TimeUnit.SECONDS);
+        // the wait's end let go of the last hold; the destroys run on the housekeeping thread, never the waiter's
+        d.state.anchor.whenReleased().toCompletableFuture().get(5, TimeUnit.SECONDS);
         assertThat(DeviceState.isLive(d.handle())).isFalse(); // semaphore, wake-up semaphore, device, instance gone
         assertThat(d.state.anchor.isReleased()).isTrue();
     }
