@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntSupplier;
 
 /**
@@ -246,7 +247,7 @@ final class ClEventRelease {
                 if (spins < 1_000) {
                     Thread.onSpinWait();
                 } else {
-                    java.util.concurrent.locks.LockSupport.parkNanos(20_000);
+                    LockSupport.parkNanos(20_000);
                 }
             }
         } finally {
