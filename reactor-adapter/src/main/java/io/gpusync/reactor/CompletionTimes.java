@@ -18,7 +18,7 @@ package io.gpusync.reactor;
  *
  * <p><b>Threading.</b> Each poller thread owns its sources and reads their window; {@link #record} may also come
  * from another thread (a callback that completed a wait the poller handed over), so it is synchronized and the
- * window is published through volatile fields. Never blocks beyond that monitor; {@link #record} is O(1) but for
+ * window is published whole, in one volatile write. Never blocks beyond that monitor; {@link #record} is O(1) but for
  * the window's recomputation (O(buckets)) every {@value #RECOMPUTE_EVERY} samples.
  */
 final class CompletionTimes {
@@ -52,11 +52,20 @@ final class CompletionTimes {
     private int outsideRun;
     private int insideSinceOutside;
     private int total;
-    private volatile int samples;
+    /** Samples counted (under the monitor only; saturates, so a source never unlearns). */
+    private int samples;
     /** Samples counted since the window was last recomputed (once learned). */
     private int sinceRecompute;
-    private volatile long hotFrom = Long.MAX_VALUE;
-    private volatile long hotUntil = Long.MIN_VALUE;
+    /**
+     * The learned window, {@code null} until {@value #LEARNED_AFTER} samples: both bounds published in one write, so
+     * that a poller reading it while a callback's thread records never sees a source learned without its window, nor
+     * one bound of a window with the other of the previous one.
+     */
+    private volatile Window window;
+
+    /** A hot window: from {@code from} to {@code until} nanoseconds of a wait's age. */
+    private record Window(long from, long until) {
+    }
 
     /**
      * A wait of this source was seen signalled {@code ageNanos} after it started. A sample outside the learned window
@@ -75,7 +84,8 @@ final class CompletionTimes {
             restartFrom(recent); // settled inside a wide window: watch it closely
             return;
         }
-        if (learned() && (ageNanos < hotFrom || ageNanos > hotUntil)) {
+        Window w = window;
+        if (w != null && (ageNanos < w.from || ageNanos > w.until)) {
             outside[outsideRun++] = ageNanos;
             insideSinceOutside = 0;
             if (outsideRun == SHIFT_AFTER) {
@@ -97,7 +107,7 @@ final class CompletionTimes {
         counts[bucket(Math.max(1, ageNanos))]++;
         total++;
         if (samples < Integer.MAX_VALUE) {
-            samples = samples + 1; // written under the monitor only; saturates, so a source never unlearns
+            samples++;
         }
         if (total >= DECAY_AT) {
             total = 0;
@@ -130,7 +140,8 @@ final class CompletionTimes {
      * left to coarse probes and callbacks.
      */
     boolean narrow() {
-        return learned() && hotUntil <= NARROW_SPREAD * Math.max(hotFrom, 1);
+        Window w = window;
+        return w != null && (w.from >= Long.MAX_VALUE / NARROW_SPREAD || w.until <= NARROW_SPREAD * Math.max(w.from, 1));
     }
 
     /** Whether the window of {@code ages} alone would be narrow. */
@@ -146,25 +157,25 @@ final class CompletionTimes {
 
     /** Whether enough completions were seen for {@link #hotFrom()} / {@link #hotUntil()} to mean something. */
     boolean learned() {
-        return samples >= LEARNED_AFTER;
+        return window != null;
     }
 
     /** The age from which a wait of this source is likely to complete soon (3/4 of the 5th percentile). */
     long hotFrom() {
-        return hotFrom;
+        Window w = window;
+        return w == null ? Long.MAX_VALUE : w.from;
     }
 
     /** The age past which a wait of this source is overdue (the 95th percentile's bucket end × 1.25 + 10 µs). */
     long hotUntil() {
-        return hotUntil;
+        Window w = window;
+        return w == null ? Long.MIN_VALUE : w.until;
     }
 
     private void recompute() {
         int lo = quantileBucket(0.05);
         int hi = quantileBucket(0.95);
-        // a reader may pair one bound with the other's previous value for a moment: a heuristic, harmless
-        hotUntil = until(hi);
-        hotFrom = from(lo);
+        window = new Window(from(lo), until(hi));
     }
 
     /** Where a window whose 5th percentile falls in bucket {@code lo} opens. */

@@ -44,6 +44,11 @@ final class Poller {
     private static final System.Logger LOG = System.getLogger(Poller.class.getName());
     /** Below this a poller spins rather than parks (a timed park oversleeps by more than a short wait lasts). */
     private static final long SPIN_BELOW_NANOS = 50_000;
+    /**
+     * The longest a worker holding waits sleeps, whatever their schedule says (the cold list's longest interval): a
+     * schedule gone wrong then costs a late probe, never a wait the poller sleeps through.
+     */
+    static final long MAX_PARK_NANOS = AdaptiveProbePass.COLD_MAX_INTERVAL;
 
     private final Queue<PendingWait> incoming = new ConcurrentLinkedQueue<>();
     /** Workers retired while stuck in a probe, until it returns; a wait of their family is held for them. */
@@ -335,7 +340,7 @@ final class Poller {
                 if (active.isEmpty() && cold.isEmpty()) {
                     continue;
                 }
-                long wait = nextDue - now;
+                long wait = Math.min(nextDue - now, MAX_PARK_NANOS);
                 if (wait < SPIN_BELOW_NANOS) {
                     Thread.onSpinWait();
                     continue;

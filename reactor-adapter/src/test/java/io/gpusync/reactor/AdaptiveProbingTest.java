@@ -327,4 +327,45 @@ class AdaptiveProbingTest {
         assertThat(out.nextDue).as("the poller wakes for it").isEqualTo(w.polled.nextProbeNanos)
                 .isEqualTo(w.startNanos + t.hotFrom());
     }
+
+    /**
+     * Issue 27: a source also learns from completions that callbacks report on another thread (the age of a
+     * handed-over wait), while its poller reads the window. Read between becoming learned and getting its bounds
+     * (the unlearned Long.MAX_VALUE … Long.MIN_VALUE), the window looked narrow, a watched wait's next probe
+     * (its start + hotFrom()) overflowed, and the poller parked for 2^63 ns with hundreds of waits in its list
+     * (OpenClThroughEngineTest, one run in about forty under load). A source seen learned is seen with its window,
+     * and every next probe it gives lands between the wait's start and a second from now.
+     */
+    @Test
+    void aSourceSeenLearnedFromAnotherThreadIsSeenWithItsWindowAndSchedulesNoWaitOutOfRange() throws Exception {
+        java.util.concurrent.atomic.AtomicReference<CompletionTimes> learning = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<String> seen = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        PendingWait w = newWait();
+        Thread poller = Thread.ofPlatform().name("reads-the-window").start(() -> {
+            while (!stop.get() && seen.get() == null) {
+                CompletionTimes t = learning.get();
+                if (t == null || !t.learned()) {
+                    continue;
+                }
+                long now = System.nanoTime();
+                long next = AdaptiveProbePass.watchNext(w, t, now);
+                if (t.hotFrom() == Long.MAX_VALUE || t.hotUntil() == Long.MIN_VALUE
+                        || next - w.startNanos < 0 || next - now > 1_000_000_000L) {
+                    seen.compareAndSet(null, "learned, window " + t.hotFrom() + " … " + t.hotUntil()
+                            + ", next probe in " + (next - now) + " ns");
+                }
+            }
+        });
+        for (int i = 0; i < 50_000 && seen.get() == null; i++) {
+            CompletionTimes t = new CompletionTimes();
+            learning.set(t);
+            for (int k = 0; k < CompletionTimes.LEARNED_AFTER; k++) {
+                t.record(2_000_000 + k * 1_000L); // as a callback thread would, while the poller reads
+            }
+        }
+        stop.set(true);
+        poller.join();
+        assertThat(seen.get()).as("what the poller's thread read").isNull();
+    }
 }
