@@ -141,7 +141,8 @@ final class CompletionTimes {
      */
     boolean narrow() {
         Window w = window;
-        return w != null && (w.from >= Long.MAX_VALUE / NARROW_SPREAD || w.until <= NARROW_SPREAD * Math.max(w.from, 1));
+        return w != null
+                && (w.from >= Long.MAX_VALUE / NARROW_SPREAD || w.until <= NARROW_SPREAD * Math.max(w.from, 1));
     }
 
     /** Whether the window of {@code ages} alone would be narrow. */

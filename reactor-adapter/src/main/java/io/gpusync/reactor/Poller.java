@@ -48,7 +48,7 @@ final class Poller {
      * The longest a worker holding waits sleeps, whatever their schedule says (the cold list's longest interval): a
      * schedule gone wrong then costs a late probe, never a wait the poller sleeps through.
      */
-    static final long MAX_PARK_NANOS = AdaptiveProbePass.COLD_MAX_INTERVAL;
+    private static final long MAX_PARK_NANOS = AdaptiveProbePass.COLD_MAX_INTERVAL;
 
     private final Queue<PendingWait> incoming = new ConcurrentLinkedQueue<>();
     /** Workers retired while stuck in a probe, until it returns; a wait of their family is held for them. */

@@ -5,6 +5,8 @@ import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Operators;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -333,14 +335,14 @@ class AdaptiveProbingTest {
      * handed-over wait), while its poller reads the window. Read between becoming learned and getting its bounds
      * (the unlearned Long.MAX_VALUE … Long.MIN_VALUE), the window looked narrow, a watched wait's next probe
      * (its start + hotFrom()) overflowed, and the poller parked for 2^63 ns with hundreds of waits in its list
-     * (OpenClThroughEngineTest, one run in about forty under load). A source seen learned is seen with its window,
+     * (OpenClThroughEngineTest, about one run in fifty under load). A source seen learned is seen with its window,
      * and every next probe it gives lands between the wait's start and a second from now.
      */
     @Test
     void aSourceSeenLearnedFromAnotherThreadIsSeenWithItsWindowAndSchedulesNoWaitOutOfRange() throws Exception {
-        java.util.concurrent.atomic.AtomicReference<CompletionTimes> learning = new java.util.concurrent.atomic.AtomicReference<>();
-        java.util.concurrent.atomic.AtomicReference<String> seen = new java.util.concurrent.atomic.AtomicReference<>();
-        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicReference<CompletionTimes> learning = new AtomicReference<>();
+        AtomicReference<String> seen = new AtomicReference<>();
+        AtomicBoolean stop = new AtomicBoolean();
         PendingWait w = newWait();
         Thread poller = Thread.ofPlatform().name("reads-the-window").start(() -> {
             while (!stop.get() && seen.get() == null) {
