@@ -370,4 +370,53 @@ class AdaptiveProbingTest {
         poller.join();
         assertThat(seen.get()).as("what the poller's thread read").isNull();
     }
+
+    /**
+     * The same race through the pass itself, as the engine had it: watched waits of one source go through pass after
+     * pass while another thread records that source's first completions. Before the fix a pass during the window's
+     * first recompute gave a next-due time 2^63 ns away, and the poller slept on it; now every pass that leaves waits
+     * behind wants its next one within a second.
+     */
+    @Test
+    void passesOverASourceLearningOnAnotherThreadNeverPutTheirNextPassOutOfRange() throws Exception {
+        AtomicReference<CompletionTimes> learning = new AtomicReference<>();
+        AtomicBoolean stop = new AtomicBoolean();
+        Thread callbacks = Thread.ofPlatform().name("records-completions").start(() -> {
+            long age = 1_000_000;
+            while (!stop.get()) {
+                CompletionTimes t = learning.get();
+                if (t != null) {
+                    t.record(age += 1_000);
+                }
+            }
+        });
+        try {
+            long until = System.nanoTime() + 2_000_000_000L;
+            for (int round = 0; round < 2_000 && System.nanoTime() - until < 0; round++) {
+                CompletionTimes source = new CompletionTimes();
+                java.util.ArrayList<PendingWait> active = new java.util.ArrayList<>();
+                for (int i = 0; i < 32; i++) {
+                    PendingWait w = newWait();
+                    w.polled.handOverTo = new CallbackStrategy(Runnable::run);
+                    w.polled.probeTimes = source;
+                    active.add(w);
+                }
+                AdaptiveProbePass.Outcome pass = new AdaptiveProbePass.Outcome();
+                AdaptiveProbePass.run(active, new java.util.ArrayList<>(), java.util.Map.of(), 0, pass,
+                        ProbePass.Prober.DIRECT); // past their (zero) spin budget: handed over, watched
+                learning.set(source);
+                for (int i = 0; i < 200 && !active.isEmpty(); i++) {
+                    AdaptiveProbePass.run(active, new java.util.ArrayList<>(), java.util.Map.of(), 0, pass,
+                            ProbePass.Prober.DIRECT);
+                    if (!active.isEmpty()) {
+                        assertThat(pass.nextDue - System.nanoTime()).as("the next pass, round %d", round)
+                                .isLessThan(1_000_000_000L);
+                    }
+                }
+            }
+        } finally {
+            stop.set(true);
+            callbacks.join();
+        }
+    }
 }
