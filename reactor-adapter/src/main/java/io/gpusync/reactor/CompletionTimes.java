@@ -58,8 +58,8 @@ final class CompletionTimes {
     private int sinceRecompute;
     /**
      * The learned window, {@code null} until {@value #LEARNED_AFTER} samples: both bounds published in one write, so
-     * that a poller reading it while a callback's thread records never sees a source learned without its window, nor
-     * one bound of a window with the other of the previous one.
+     * that a poller reading it while a callback's thread records never sees a source learned without its window (each
+     * bound it then reads belongs to a window this source really had).
      */
     private volatile Window window;
 
