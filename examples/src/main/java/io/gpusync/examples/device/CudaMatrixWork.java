@@ -16,7 +16,6 @@ import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -113,8 +112,12 @@ final class CudaMatrixWork implements AutoCloseable {
                 this.calibration = fixedRounds + " products per request (--compute-rounds), "
                         + Units.duration(ns) + " of GPU time each (timed once, copies included)";
             } else {
-                long t1 = median(streams[0], 2);
-                long t2 = median(streams[0], 34);
+                long t1 = Long.MAX_VALUE;
+                long t2 = Long.MAX_VALUE;
+                for (int i = 0; i < 9; i++) { // interleaved, the least of each: other work on the GPU only adds time
+                    t1 = Math.min(t1, timedRun(streams[0], 2));
+                    t2 = Math.min(t2, timedRun(streams[0], 34));
+                }
                 if (t2 <= t1) {
                     throw new IllegalStateException("timing matrix_chain gave " + Units.duration(t1) + " for 2 products and "
                             + Units.duration(t2) + " for 34: the work cannot be sized from that (use --compute-rounds)");
@@ -271,15 +274,6 @@ final class CudaMatrixWork implements AutoCloseable {
     }
 
     /** The median of five {@link #timedRun}s. */
-    private long median(Stream s, int products) {
-        long[] t = new long[5];
-        for (int i = 0; i < t.length; i++) {
-            t[i] = timedRun(s, products);
-        }
-        Arrays.sort(t);
-        return t[t.length / 2];
-    }
-
     /**
      * GPU time of one request's work with {@code products} products (slot 0 of {@code s}, timing events around it),
      * its checksum checked against the CPU's. Polls, with a deadline: a GPU that never finishes fails here.
