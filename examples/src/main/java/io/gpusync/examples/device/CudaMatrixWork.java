@@ -273,7 +273,6 @@ final class CudaMatrixWork implements AutoCloseable {
         }
     }
 
-    /** The median of five {@link #timedRun}s. */
     /**
      * GPU time of one request's work with {@code products} products (slot 0 of {@code s}, timing events around it),
      * its checksum checked against the CPU's. Polls, with a deadline: a GPU that never finishes fails here.
