@@ -57,7 +57,7 @@ final class ClEventRelease {
     private static final int CL_COMPLETE = OpenCl.CL_COMPLETE();
     private static final int CL_QUEUED = OpenCl.CL_QUEUED();
     /** The longest a failing status change waits for the other dependencies of its commands to settle. */
-    static final long QUIET_NANOS = 100_000_000;
+    private static final long QUIET_NANOS = 100_000_000;
     /** The monitor that status changes through {@link #setStatus} take, one at a time per process. */
     private static final Object STATUS_CHANGES = new Object();
 
@@ -231,7 +231,7 @@ final class ClEventRelease {
             synchronized (command) {
                 waitsOn = command.gone ? null : command.waitsOn;
             }
-            if (waitsOn != null && waitsOn.contains(user) && Cl.statusOr(command.event, CL_COMPLETE) > CL_COMPLETE) {
+            if (waitsOn != null && waitsOn.contains(user) && stillPending(command)) {
                 for (Ref d : waitsOn) {
                     Ref kept = d == user ? null : retainIfHeld(d); // alive while probed, whatever the sweep does
                     if (kept != null) {
