@@ -6,27 +6,41 @@ import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
- * The timeouts of one engine's waits. On the default timer ({@link Schedulers#parallel()}, looked up per wait so
- * that {@code StepVerifier.withVirtualTime} drives it) the waits that share a duration share one
- * {@link TimeoutQueue}, so that a wait that terminates first costs its timeout nothing; on a timer given to the
- * builder, or past {@value #MAX_QUEUES} distinct durations, each wait gets a task of its own.
+ * The timeouts of one engine's waits. The default timer is a thread of the engine's own
+ * ({@code gpusync-<engine>-timer-1}, started on the first timeout), so that user code that blocks a
+ * {@link Schedulers#parallel()} worker cannot hold a wait past its timeout; while Reactor's scheduler factory is
+ * replaced ({@code StepVerifier.withVirtualTime}, or an application's own), looked up per wait, the replaced
+ * {@code parallel()} runs them instead, as it would Reactor's own timed operators. On the default timer the waits
+ * that share a duration share one {@link TimeoutQueue}, so that a wait that terminates first costs its timeout
+ * nothing; on a timer given to the builder, or past {@value #MAX_QUEUES} distinct durations, each wait gets a
+ * task of its own.
  *
  * <p><b>Threading.</b> Thread-safe; never blocks beyond a queue's short lock. A timer that refuses a task fails
- * the wait with the refusal.
+ * the wait with the refusal. {@link #dispose()} stops the timer thread without waiting for it.
  */
 final class EngineTimeouts {
     private static final int MAX_QUEUES = 64;
+    /** The class of {@code parallel()} that Reactor's own factory makes (made here without starting a thread). */
+    private static final Class<?> FACTORY_PARALLEL = new Schedulers.Factory() { }.newParallel(1, Thread::new).getClass();
 
     /** The builder's timer, or {@code null}: the default timer. */
     private final Scheduler timer;
+    private final ThreadFactory timerThreads;
     /** Timeouts on the default timer, one FIFO per distinct duration. */
     private final ConcurrentHashMap<Long, TimeoutQueue> queues = new ConcurrentHashMap<>();
+    /** The engine's own timer, made on the first timeout; {@code null} before, and after {@link #dispose()}. */
+    private Scheduler own;
+    private boolean disposed;
 
-    EngineTimeouts(Scheduler timer) {
+    EngineTimeouts(Scheduler timer, ThreadFactory timerThreads) {
         this.timer = timer;
+        this.timerThreads = timerThreads;
     }
 
     /** Starts the timeout of {@code wait}, which has started (nothing for no timeout, a zero one or a done wait). */
@@ -35,7 +49,10 @@ final class EngineTimeouts {
             return;
         }
         long nanos = timeout.toNanos();
-        Scheduler s = timer != null ? timer : Schedulers.parallel();
+        Scheduler s = timer != null ? timer : defaultTimer();
+        if (s == null) { // disposed: the disposal ends the wait
+            return;
+        }
         TimeoutQueue queue = timer == null ? queue(nanos, s) : null;
         if (queue != null) {
             queue.add(wait);
@@ -45,6 +62,23 @@ final class EngineTimeouts {
             wait.setTimer(s.schedule(wait, nanos, TimeUnit.NANOSECONDS));
         } catch (RuntimeException rejected) {
             wait.failed(rejected);
+        }
+    }
+
+    /** Reactor's {@code parallel()} while its factory is replaced, else the engine's own timer ({@code null} once disposed). */
+    private Scheduler defaultTimer() {
+        Scheduler parallel = Schedulers.parallel();
+        Object made = parallel instanceof Supplier<?> cached ? cached.get() : parallel;
+        if (made.getClass() != FACTORY_PARALLEL) {
+            return parallel;
+        }
+        synchronized (this) {
+            if (own == null && !disposed) {
+                ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, timerThreads);
+                executor.setRemoveOnCancelPolicy(true); // a per-wait task cancelled by its wait leaves the heap
+                own = Schedulers.fromExecutorService(executor, "gpusync-timer");
+            }
+            return own;
         }
     }
 
@@ -74,8 +108,20 @@ final class EngineTimeouts {
         return held;
     }
 
-    /** Stops every queue's timer task (the engine's disposal terminates the waits themselves). */
+    /**
+     * Stops every queue's timer task and the engine's own timer thread, without waiting (the engine's disposal
+     * terminates the waits themselves).
+     */
     void dispose() {
+        Scheduler stopping;
+        synchronized (this) {
+            disposed = true;
+            stopping = own;
+            own = null;
+        }
         queues.values().forEach(TimeoutQueue::dispose);
+        if (stopping != null) {
+            stopping.dispose();
+        }
     }
 }

@@ -59,8 +59,9 @@ import java.util.function.Supplier;
  * <p><b>Threads.</b> {@code onComplete}/{@code onError} run where {@link WaitPath} documents, or on the
  * builder's {@code deliverOn} scheduler (in place if that scheduler rejects the task); never on a
  * driver-owned callback thread (unless every other thread refuses the hand-off: see {@link WaitPath#CALLBACK}). Timeouts run on the
- * {@code timer} scheduler ({@link Schedulers#parallel()} by default, looked up per wait, so
- * {@code StepVerifier.withVirtualTime} drives them). Every thread the engine starts is a named platform
+ * builder's {@code timer} scheduler or, by default, on a timer thread of the engine's own, which no user code
+ * shares; while Reactor's scheduler factory is replaced ({@code StepVerifier.withVirtualTime}), on its
+ * {@link Schedulers#parallel()}, looked up per wait. Every thread the engine starts is a named platform
  * daemon thread ({@code gpusync-<name>-…}), created on first need.
  *
  * <p><b>Disposal.</b> {@link #dispose()}, from any thread (the engine's own included), terminates every
@@ -101,7 +102,7 @@ public final class SyncEngine implements Disposable {
         // no idle strategy given: the adaptive scheduler (per-source learned completion times, AdaptiveProbePass)
         this.strategies = new WaitStrategies(loops, threads, b.pollerThreads, b.idleStrategy, b.spinBudget,
                 b.blockingSlice, b.waiterThreads);
-        this.timeouts = new EngineTimeouts(b.timer);
+        this.timeouts = new EngineTimeouts(b.timer, threads.role("timer"));
         this.disposal = new EngineDisposal(name, pending, timeouts, strategies.all(), loops, threads);
         this.waits = new EngineWaits(name, strategies, pending, timeouts, metrics, losses, disposal, b.deliverOn);
         this.handoff = loops;
@@ -558,7 +559,11 @@ public final class SyncEngine implements Disposable {
             return this;
         }
 
-        /** Runs timeouts on this scheduler (default: {@link Schedulers#parallel()}, looked up per wait). */
+        /**
+         * Runs timeouts on this scheduler (default: a timer thread of the engine's own, or Reactor's
+         * {@link Schedulers#parallel()} while its scheduler factory is replaced, as under virtual time; looked up
+         * per wait). A timer that user code may block delays the timeouts it runs.
+         */
         public Builder timer(Scheduler scheduler) {
             this.timer = Objects.requireNonNull(scheduler, "scheduler");
             return this;

@@ -264,10 +264,10 @@ class EngineSemanticsTest {
             Thread.sleep(100);
             assertThat(awaits.get()).isLessThanOrEqualTo(6); // a few calls, not a spinning loop
             long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-            while (EngineThreadsProbe.threadsOf(engine) > 0 && System.nanoTime() < deadline) {
+            while (EngineThreadsProbe.waitingThreadsOf(engine) > 0 && System.nanoTime() < deadline) {
                 Thread.sleep(10);
             }
-            assertThat(EngineThreadsProbe.threadsOf(engine)).isZero();
+            assertThat(EngineThreadsProbe.waitingThreadsOf(engine)).isZero();
         } finally {
             engine.dispose();
         }

@@ -13,22 +13,28 @@ import reactor.test.scheduler.VirtualTimeScheduler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The default timer's timeouts: waits that share a duration share one {@link TimeoutQueue} (one timer task),
- * each still times out at its own deadline, a wait that terminates first leaves nothing behind, and a timer that
- * refuses the task fails the waits instead of leaving them without a timeout.
+ * The default timer's timeouts: they run on a timer thread of the engine's own, so user code that blocks every
+ * Reactor {@code parallel} worker does not hold them; waits that share a duration share one {@link TimeoutQueue}
+ * (one timer task), each still times out at its own deadline, a wait that terminates first leaves nothing behind,
+ * and a timer that refuses the task fails the waits instead of leaving them without a timeout.
  */
 class TimeoutQueueTest {
     private final SyncEngine engine = GpuSync.builder().name("timeout-queue-test").build();
     private final CpuTimeline timeline = new CpuTimeline();
+    /** More distinct durations than the engine keeps queues for. */
+    private static final int MAX_DISTINCT_DURATIONS = 70;
 
     @AfterEach
     void dispose() {
@@ -60,6 +66,62 @@ class TimeoutQueueTest {
         assertThat(early.get()).as("waits timed out before their deadline").isZero();
         assertThat(engine.pendingWaits()).isZero();
         assertThat(timeline.pendingWaits()).isZero();
+    }
+
+    @Test
+    void waitsTimeOutWhileUserCodeBlocksEveryParallelWorker() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        Set<Thread> blocked = ConcurrentHashMap.newKeySet();
+        try {
+            // user code that blocks on Reactor's parallel workers (a blocking driver call, say): every one of them
+            for (int i = 0; i < 4 * Schedulers.DEFAULT_POOL_SIZE && blocked.size() < Schedulers.DEFAULT_POOL_SIZE; i++) {
+                Schedulers.parallel().schedule(() -> {
+                    blocked.add(Thread.currentThread());
+                    try {
+                        release.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+                Thread.sleep(2);
+            }
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (blocked.size() < Schedulers.DEFAULT_POOL_SIZE && System.nanoTime() < until) {
+                Thread.sleep(5);
+            }
+            assertThat(blocked).as("parallel workers blocked").hasSize(Schedulers.DEFAULT_POOL_SIZE);
+
+            AtomicReference<Thread> timedOutOn = new AtomicReference<>();
+            StepVerifier.create(engine.await(timeline.at(1), Duration.ofMillis(100)) // the queue's path
+                            .doOnError(e -> timedOutOn.set(Thread.currentThread())))
+                    .expectError(SyncTimeoutException.class)
+                    .verify(Duration.ofSeconds(5));
+            assertThat(timedOutOn.get().getName()).startsWith("gpusync-timeout-queue-test-timer-");
+            for (int i = 0; i < MAX_DISTINCT_DURATIONS; i++) { // past the queues' limit: a task per wait, same timer
+                engine.await(timeline.at(2), Duration.ofMillis(1_000 + i)).subscribe(null, e -> { });
+            }
+            StepVerifier.create(engine.await(timeline.at(2), Duration.ofMillis(50)))
+                    .expectError(SyncTimeoutException.class)
+                    .verify(Duration.ofSeconds(5));
+        } finally {
+            release.countDown();
+        }
+    }
+
+    @Test
+    void disposalEndsTheTimerThread() {
+        StepVerifier.create(engine.await(timeline.at(1), Duration.ofMillis(10)))
+                .expectError(SyncTimeoutException.class)
+                .verify(Duration.ofSeconds(5));
+        assertThat(timerThreads()).isNotEmpty();
+        engine.dispose(); // on a thread that may block: returns once the engine's threads have ended
+        assertThat(timerThreads()).isEmpty();
+    }
+
+    private static List<Thread> timerThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith("gpusync-timeout-queue-test-timer-") && t.isAlive())
+                .toList();
     }
 
     @Test
