@@ -58,10 +58,9 @@ import java.util.function.Supplier;
  *
  * <p><b>Threads.</b> {@code onComplete}/{@code onError} run where {@link WaitPath} documents, or on the
  * builder's {@code deliverOn} scheduler (in place if that scheduler rejects the task); never on a
- * driver-owned callback thread (unless every other thread refuses the hand-off: see {@link WaitPath#CALLBACK}). Timeouts run on the
- * builder's {@code timer} scheduler or, by default, on a timer thread of the engine's own, which no user code
- * shares; while Reactor's scheduler factory is replaced ({@code StepVerifier.withVirtualTime}), on its
- * {@link Schedulers#parallel()}, looked up per wait. Every thread the engine starts is a named platform
+ * driver-owned callback thread (unless every other thread refuses the hand-off: see {@link WaitPath#CALLBACK}).
+ * Timeouts run on the builder's {@code timer} or on a timer thread of the engine's own, which no user code shares
+ * (on {@link Schedulers#parallel()} while Reactor's factory is replaced: virtual time). Every thread it starts is a named platform
  * daemon thread ({@code gpusync-<name>-…}), created on first need.
  *
  * <p><b>Disposal.</b> {@link #dispose()}, from any thread (the engine's own included), terminates every
@@ -559,11 +558,7 @@ public final class SyncEngine implements Disposable {
             return this;
         }
 
-        /**
-         * Runs timeouts on this scheduler (default: a timer thread of the engine's own, or Reactor's
-         * {@link Schedulers#parallel()} while its scheduler factory is replaced, as under virtual time; looked up
-         * per wait). A timer that user code may block delays the timeouts it runs.
-         */
+        /** Runs timeouts on this scheduler, not the engine's own timer thread: blocking it delays them. */
         public Builder timer(Scheduler scheduler) {
             this.timer = Objects.requireNonNull(scheduler, "scheduler");
             return this;
