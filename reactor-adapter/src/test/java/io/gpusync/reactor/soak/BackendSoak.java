@@ -252,14 +252,10 @@ public final class BackendSoak {
                         : Expect.COMPLETE, -1, timeout, finish);
                 w.boundedByTimeout = heldByOthers;
                 if (r.nextInt(5) == 0) {
-                    t.signal();
-                    w.signalledNow();
+                    signal(t, w);
                 }
                 engine.await(t.waiter(), timeout).subscribe(w);
-                later(r, () -> {
-                    t.signal();
-                    w.signalledNow();
-                });
+                later(r, () -> signal(t, w));
             }
             case 1 -> { // nobody signals it in time
                 Duration timeout = SHORT[r.nextInt(SHORT.length)];
@@ -276,10 +272,7 @@ public final class BackendSoak {
                 Ledger.Wait w = open(what, engine, Expect.ANY, -1, LONG, finish);
                 w.boundedByTimeout = heldByOthers;
                 engine.await(t.waiter(), LONG).subscribe(w);
-                later(r, () -> {
-                    t.signal();
-                    w.signalledNow();
-                });
+                later(r, () -> signal(t, w));
                 later(r, w::cancel);
             }
             case 4 -> { // the application closes the handle while the wait is pending
@@ -310,6 +303,13 @@ public final class BackendSoak {
                 });
             }
         }
+    }
+
+    /** Signals {@code t}, telling the ledger before (the signal has started) and after (it has been given). */
+    private static void signal(Ticket t, Ledger.Wait w) {
+        w.signalling();
+        t.signal();
+        w.signalledNow();
     }
 
     private static String scenarioName(int kind) {
@@ -360,8 +360,12 @@ public final class BackendSoak {
         java.util.Collections.shuffle(order, r);
         List<Ticket> signalled = order.subList(0, op == 1 || op == 2 ? 1 : order.size());
         AtomicInteger toSignal = new AtomicInteger(signalled.size());
+        AtomicInteger toStart = new AtomicInteger(signalled.size());
         for (Ticket t : signalled) {
             later(r, () -> {
+                if (toStart.decrementAndGet() == 0) {
+                    wait.signalling(); // the last signal the operator needs is being given
+                }
                 t.signal();
                 if (toSignal.decrementAndGet() == 0) {
                     wait.signalledNow(); // every signal the operator needs has been given
@@ -585,7 +589,7 @@ public final class BackendSoak {
         return "waits=" + ledger.subscribed.sum() + " completed=" + ledger.completed.sum() + " timedOut="
                 + ledger.timedOut.sum() + " failed=" + ledger.failed.sum() + " cancelled=" + ledger.cancelled.sum()
                 + " lost=" + ledger.lost.sum() + " lateEnds=" + ledger.lateEnds.sum() + " doubleEnds=" + ledger.doubleEnds.sum() + " wrongOutcomes="
-                + ledger.wrongOutcomes.sum() + " problems=" + ledger.problemCount() + " open=" + ledger.liveCount();
+                + ledger.wrongOutcomes.sum() + " notSignalled=" + ledger.notSignalled.sum() + " problems=" + ledger.problemCount() + " open=" + ledger.liveCount();
     }
 
     private static String stack(Throwable t) {

@@ -34,6 +34,8 @@ final class Ledger {
     final LongAdder cancelled = new LongAdder();
     final LongAdder doubleEnds = new LongAdder();
     final LongAdder wrongOutcomes = new LongAdder();
+    /** Waits that timed out where completion was expected, but whose signal the soak never started (its own stall). */
+    final LongAdder notSignalled = new LongAdder();
     final LongAdder lost = new LongAdder();
     final LongAdder lateEnds = new LongAdder();
     final AtomicLong maxLateNanos = new AtomicLong();
@@ -112,6 +114,8 @@ final class Ledger {
         final AtomicBoolean reportedLost = new AtomicBoolean();
         volatile long deadline;
         volatile long signalledAt;
+        /** Whether the soak has started every signal the wait needs (a call into a driver may not have returned). */
+        volatile boolean signalStarted;
         final long openedAt = System.nanoTime();
         volatile boolean disturbed;
         /** Held behind other tickets' points (an in-order queue or stream): a signal does not bound it. */
@@ -142,6 +146,11 @@ final class Ledger {
             if (d - deadline < 0) {
                 deadline = d;
             }
+        }
+
+        /** Every signal the wait needs is about to be given. */
+        void signalling() {
+            signalStarted = true;
         }
 
         void disturb() {
@@ -211,8 +220,14 @@ final class Ledger {
                 failed.increment();
             }
             boolean quiet = disturbed || engine.isDisposed() || cancelRequested;
+            // nobody signalled it (the soak's signalling threads stuck in a driver call): its timeout is the right end
+            boolean unsignalledTimeout = expect == Expect.COMPLETE && !signalStarted
+                    && error instanceof SyncTimeoutException;
+            if (unsignalledTimeout) {
+                notSignalled.increment();
+            }
             String wrong = switch (expect) {
-                case COMPLETE -> error != null ? "expected completion, got " + error
+                case COMPLETE -> unsignalledTimeout ? null : error != null ? "expected completion, got " + error
                         : expectedItems >= 0 && items.get() != expectedItems
                         ? "expected " + expectedItems + " items, got " + items.get() : null;
                 case TIMEOUT -> error instanceof SyncTimeoutException ? null : "expected a timeout, got " + error;
