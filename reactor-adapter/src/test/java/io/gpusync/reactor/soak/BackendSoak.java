@@ -265,7 +265,9 @@ public final class BackendSoak {
             case 2 -> { // cancelled while pending
                 Ledger.Wait w = open(what, engine, Expect.ANY, -1, LONG, finish);
                 w.boundedByTimeout = heldByOthers;
-                engine.await(t.waiter(), r.nextBoolean() ? LONG : SyncPoint.FOREVER).subscribe(w);
+                Duration timeout = r.nextBoolean() ? LONG : SyncPoint.FOREVER;
+                w.endsOnlyByCancel = timeout.equals(SyncPoint.FOREVER);
+                engine.await(t.waiter(), timeout).subscribe(w);
                 later(r, w::cancel);
             }
             case 3 -> { // a signal and a cancel race
@@ -589,7 +591,8 @@ public final class BackendSoak {
         return "waits=" + ledger.subscribed.sum() + " completed=" + ledger.completed.sum() + " timedOut="
                 + ledger.timedOut.sum() + " failed=" + ledger.failed.sum() + " cancelled=" + ledger.cancelled.sum()
                 + " lost=" + ledger.lost.sum() + " lateEnds=" + ledger.lateEnds.sum() + " doubleEnds=" + ledger.doubleEnds.sum() + " wrongOutcomes="
-                + ledger.wrongOutcomes.sum() + " notSignalled=" + ledger.notSignalled.sum() + " problems=" + ledger.problemCount() + " open=" + ledger.liveCount();
+                + ledger.wrongOutcomes.sum() + " notSignalled=" + ledger.notSignalled.sum() + " problems="
+                + ledger.problemCount() + " open=" + ledger.liveCount();
     }
 
     private static String stack(Throwable t) {

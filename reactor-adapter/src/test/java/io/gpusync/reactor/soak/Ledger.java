@@ -76,6 +76,9 @@ final class Ledger {
         long now = System.nanoTime();
         boolean any = false;
         for (Wait w : live.values()) {
+            if (w.endsOnlyByCancel) { // nothing bounds it before the soak's cancel, which takes it out of the live set
+                continue;
+            }
             if (now - w.deadline > 0 && w.reportedLost.compareAndSet(false, true)) {
                 lost.increment();
                 any = true;
@@ -114,6 +117,8 @@ final class Ledger {
         final AtomicBoolean reportedLost = new AtomicBoolean();
         volatile long deadline;
         volatile long signalledAt;
+        /** Subscribed without a timeout, to be cancelled by the soak: only that cancel (when it runs) ends it. */
+        volatile boolean endsOnlyByCancel;
         /** Whether the soak has started every signal the wait needs (a call into a driver may not have returned). */
         volatile boolean signalStarted;
         final long openedAt = System.nanoTime();
