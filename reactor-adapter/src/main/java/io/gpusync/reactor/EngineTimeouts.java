@@ -35,7 +35,7 @@ final class EngineTimeouts {
     /** Timeouts on the default timer, one FIFO per distinct duration. */
     private final ConcurrentHashMap<Long, TimeoutQueue> queues = new ConcurrentHashMap<>();
     /** The engine's own timer, made on the first timeout; {@code null} before, and after {@link #dispose()}. */
-    private Scheduler own;
+    private volatile Scheduler own;
     private boolean disposed;
 
     EngineTimeouts(Scheduler timer, ThreadFactory timerThreads) {
@@ -72,7 +72,11 @@ final class EngineTimeouts {
         if (made.getClass() != FACTORY_PARALLEL) {
             return parallel;
         }
-        synchronized (this) {
+        Scheduler timerNow = own;
+        if (timerNow != null) {
+            return timerNow;
+        }
+        synchronized (this) { // the first timeout, or one after dispose()
             if (own == null && !disposed) {
                 ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, timerThreads);
                 executor.setRemoveOnCancelPolicy(true); // a per-wait task cancelled by its wait leaves the heap
