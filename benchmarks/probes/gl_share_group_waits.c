@@ -7,7 +7,9 @@
 // instances and devices, as the soak's device churn does, beside it.
 //
 //   gcc -O2 -o gl_share_group_waits gl_share_group_waits.c -lEGL -lGLESv2 -lvulkan -lpthread
-//   EGL_PLATFORM=surfaceless ./gl_share_group_waits SECONDS [vk]
+//   EGL_PLATFORM=surfaceless ./gl_share_group_waits SECONDS [vk] [exit]
+//
+// With "exit", each GL waiter thread ends after 100 waits (without eglReleaseThread) and a fresh one replaces it.
 //
 // A watchdog prints each thread's progress every 10 s; if a thread makes no progress for 15 s it prints "STALL" with
 // the call each thread is in and exits 2 (attach gdb first to see the driver's stacks). Exit 0: no stall.
@@ -138,10 +140,15 @@ static void *producer_main(void *arg) {
     return NULL;
 }
 
+// With "exit", a GL waiter thread ends after this many waits and a fresh thread takes its place (as the threads of
+// gpusync's churned engines do), without eglReleaseThread; 0: one thread for the whole run
+static int waits_per_thread;
+
 static void *gl_waiter_main(void *arg) {
     int me = (int) (long) arg;
     eglBindAPI(EGL_OPENGL_ES_API);
-    for (GLsync s; (s = q_take(&gl_q)) != NULL;) {
+    int done = 0;
+    for (GLsync s; (waits_per_thread == 0 || done++ < waits_per_thread) && (s = q_take(&gl_q)) != NULL;) {
         EGLContext c = take_ctx(me);
         for (;;) {
             in_call[me] = "glClientWaitSync";
@@ -151,6 +158,16 @@ static void *gl_waiter_main(void *arg) {
         give_ctx(me, c);
         q_put(&gl_del_q, s);
         progress[me]++;
+    }
+    return NULL;
+}
+
+static void *gl_waiter_slot_main(void *arg) { // one slot of GL waiters: a thread at a time, each ending in turn
+    while (!stop) {
+        pthread_t t;
+        in_call[(int) (long) arg] = "pthread_create";
+        pthread_create(&t, NULL, gl_waiter_main, arg);
+        pthread_join(t, NULL);
     }
     return NULL;
 }
@@ -225,6 +242,9 @@ static void *vk_churn_main(void *arg) {
 int main(int argc, char **argv) {
     int seconds = argc > 1 ? atoi(argv[1]) : 60;
     int vk = argc > 2 && strcmp(argv[2], "vk") == 0;
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "exit") == 0) waits_per_thread = 100;
+    }
     eglCreateSyncKHR_ = (PFNEGLCREATESYNCKHRPROC) eglGetProcAddress("eglCreateSyncKHR");
     eglClientWaitSyncKHR_ = (PFNEGLCLIENTWAITSYNCKHRPROC) eglGetProcAddress("eglClientWaitSyncKHR");
     eglDestroySyncKHR_ = (PFNEGLDESTROYSYNCKHRPROC) eglGetProcAddress("eglDestroySyncKHR");
@@ -237,12 +257,14 @@ int main(int argc, char **argv) {
     static const EGLint attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE};
     producer = eglCreateContext(dpy, config, EGL_NO_CONTEXT, attribs);
     q_init(&gl_q); q_init(&egl_q); q_init(&gl_del_q); q_init(&egl_del_q);
-    printf("EGL %s, GL vendor via the producer; %d GL waiters, %d EGL waiters, deleter%s\n",
-           eglQueryString(dpy, EGL_VENDOR), GL_WAITERS, EGL_WAITERS, vk ? ", Vulkan churn" : "");
+    printf("EGL %s, GL vendor via the producer; %d GL waiters%s, %d EGL waiters, deleter%s\n",
+           eglQueryString(dpy, EGL_VENDOR), GL_WAITERS, waits_per_thread ? " (a fresh thread every 100 waits)" : "",
+           EGL_WAITERS, vk ? ", Vulkan churn" : "");
     pthread_t t[THREADS];
     int k = 0;
     pthread_create(&t[k++], NULL, producer_main, (void *) (long) reg("producer"));
-    for (int i = 0; i < GL_WAITERS; i++) pthread_create(&t[k++], NULL, gl_waiter_main, (void *) (long) reg("gl-waiter"));
+    for (int i = 0; i < GL_WAITERS; i++)
+        pthread_create(&t[k++], NULL, waits_per_thread ? gl_waiter_slot_main : gl_waiter_main, (void *) (long) reg("gl-waiter"));
     for (int i = 0; i < EGL_WAITERS; i++) pthread_create(&t[k++], NULL, egl_waiter_main, (void *) (long) reg("egl-waiter"));
     pthread_create(&t[k++], NULL, deleter_main, (void *) (long) reg("deleter"));
     if (vk) pthread_create(&t[k++], NULL, vk_churn_main, (void *) (long) reg("vk-churn"));
