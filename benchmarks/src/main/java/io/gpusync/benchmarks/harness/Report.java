@@ -229,7 +229,7 @@ final class Report {
                 .append(num(r.heapPerWait)).append(" | ").append(num(r.rssPerWait)).append(" |\n"));
         b.append("\nHeap per wait = used heap after full GCs with the waits pending minus before subscribing, divided by the "
                 + "waits; it includes the harness's 24-byte subscriber per wait, and excludes the points themselves (made before). "
-                + "Timeouts run on Reactor's shared `parallel` scheduler (not counted as engine threads).\n\n");
+                + "Timeouts run on the engine's own timer thread, counted among its threads.\n\n");
         b.append("### Cancel → freed, gpusync default, by N\n\n| subject | N | cancel→freed p50 µs | p99 µs | p99.9 µs | samples | not freed in ")
                 .append(o.freeCap.toMillis()).append(" ms | `dispose()` p50 µs | p99 µs |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (CellResult r : results) {
