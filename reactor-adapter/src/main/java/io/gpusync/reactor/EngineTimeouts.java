@@ -6,9 +6,9 @@ import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /**
@@ -21,8 +21,9 @@ import java.util.function.Supplier;
  * nothing; on a timer given to the builder, or past {@value #MAX_QUEUES} distinct durations, each wait gets a
  * task of its own.
  *
- * <p><b>Threading.</b> Thread-safe; never blocks beyond a queue's short lock. A timer that refuses a task fails
- * the wait with the refusal. {@link #dispose()} stops the timer thread without waiting for it.
+ * <p><b>Threading.</b> Thread-safe; never blocks beyond a queue's short lock (making the engine's timer and
+ * disposing it are lock-free: an {@link EngineTimer}). A timer that refuses a task fails the wait with the refusal.
+ * {@link #dispose()} stops the timer thread without waiting for it.
  */
 final class EngineTimeouts {
     private static final int MAX_QUEUES = 64;
@@ -34,9 +35,9 @@ final class EngineTimeouts {
     private final ThreadFactory timerThreads;
     /** Timeouts on the default timer, one FIFO per distinct duration. */
     private final ConcurrentHashMap<Long, TimeoutQueue> queues = new ConcurrentHashMap<>();
-    /** The engine's own timer, made on the first timeout; {@code null} before, and after {@link #dispose()}. */
-    private volatile Scheduler own;
-    private boolean disposed;
+    /** The engine's own timer: {@code null} before the first timeout, then the timer, then {@link #DISPOSED}. */
+    private final AtomicReference<Object> own = new AtomicReference<>();
+    private static final Object DISPOSED = new Object();
 
     EngineTimeouts(Scheduler timer, ThreadFactory timerThreads) {
         this.timer = timer;
@@ -72,18 +73,15 @@ final class EngineTimeouts {
         if (made.getClass() != FACTORY_PARALLEL) {
             return parallel;
         }
-        Scheduler timerNow = own;
-        if (timerNow != null) {
-            return timerNow;
-        }
-        synchronized (this) { // the first timeout, or one after dispose()
-            if (own == null && !disposed) {
-                ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, timerThreads);
-                executor.setRemoveOnCancelPolicy(true); // a per-wait task cancelled by its wait leaves the heap
-                own = Schedulers.fromExecutorService(executor, "gpusync-timer");
+        Object current = own.get();
+        if (current == null) {
+            EngineTimer fresh = new EngineTimer(timerThreads); // no thread until its first task
+            current = own.compareAndExchange(null, fresh);
+            if (current == null) {
+                return fresh;
             }
-            return own;
         }
+        return current instanceof Scheduler timerNow ? timerNow : null;
     }
 
     /**
@@ -117,15 +115,10 @@ final class EngineTimeouts {
      * terminates the waits themselves).
      */
     void dispose() {
-        Scheduler stopping;
-        synchronized (this) {
-            disposed = true;
-            stopping = own;
-            own = null;
-        }
+        Object stopping = own.getAndSet(DISPOSED);
         queues.values().forEach(TimeoutQueue::dispose);
-        if (stopping != null) {
-            stopping.dispose();
+        if (stopping instanceof Scheduler timerNow) {
+            timerNow.dispose();
         }
     }
 }
