@@ -207,37 +207,8 @@ static void *deleter_main(void *arg) {
     return NULL;
 }
 
-static void *vk_churn_main(void *arg) {
-    int me = (int) (long) arg;
-    while (!stop) {
-        VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .apiVersion = VK_API_VERSION_1_2};
-        VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app};
-        VkInstance inst;
-        in_call[me] = "vkCreateInstance";
-        if (vkCreateInstance(&ici, NULL, &inst) != VK_SUCCESS) { fprintf(stderr, "vkCreateInstance\n"); exit(1); }
-        uint32_t n = 1;
-        VkPhysicalDevice pd;
-        in_call[me] = "vkEnumeratePhysicalDevices";
-        vkEnumeratePhysicalDevices(inst, &n, &pd);
-        float prio = 1.0f;
-        VkDeviceQueueCreateInfo q = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueCount = 1,
-                                     .pQueuePriorities = &prio};
-        VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1,
-                                  .pQueueCreateInfos = &q};
-        VkDevice dev;
-        in_call[me] = "vkCreateDevice";
-        if (vkCreateDevice(pd, &dci, NULL, &dev) != VK_SUCCESS) { fprintf(stderr, "vkCreateDevice\n"); exit(1); }
-        usleep(100000);
-        in_call[me] = "vkDeviceWaitIdle";
-        vkDeviceWaitIdle(dev);
-        in_call[me] = "vkDestroyDevice";
-        vkDestroyDevice(dev, NULL);
-        in_call[me] = "vkDestroyInstance";
-        vkDestroyInstance(inst, NULL);
-        progress[me]++;
-    }
-    return NULL;
-}
+
+#include "vk_churn.h"
 
 int main(int argc, char **argv) {
     int seconds = argc > 1 ? atoi(argv[1]) : 60;
