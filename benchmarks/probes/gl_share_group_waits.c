@@ -209,6 +209,11 @@ static void *deleter_main(void *arg) {
 
 
 #include "vk_churn.h"
+#include "watchdog.h"
+
+static void pool_label(void) {
+    printf(" pooled contexts=%d", pool_created);
+}
 
 int main(int argc, char **argv) {
     int seconds = argc > 1 ? atoi(argv[1]) : 60;
@@ -239,33 +244,5 @@ int main(int argc, char **argv) {
     for (int i = 0; i < EGL_WAITERS; i++) pthread_create(&t[k++], NULL, egl_waiter_main, (void *) (long) reg("egl-waiter"));
     pthread_create(&t[k++], NULL, deleter_main, (void *) (long) reg("deleter"));
     if (vk) pthread_create(&t[k++], NULL, vk_churn_main, (void *) (long) reg("vk-churn"));
-    long last[THREADS] = {0};
-    int idle[THREADS] = {0};
-    for (int s = 1; s <= seconds; s++) {
-        sleep(1);
-        int stalled = -1;
-        for (int i = 0; i < nthreads; i++) {
-            long p = progress[i];
-            idle[i] = p == last[i] ? idle[i] + 1 : 0;
-            last[i] = p;
-            // a waiter with nothing queued is idle, not stalled: only count threads inside a driver call
-            if (idle[i] >= 15 && strcmp(in_call[i], "idle") != 0 && strcmp(in_call[i], "queue full") != 0) stalled = i;
-        }
-        if (s % 10 == 0 || stalled >= 0) {
-            printf("t=%ds pooled contexts=%d", s, pool_created);
-            for (int i = 0; i < nthreads; i++) printf(" %s=%ld", names[i], last[i]);
-            printf("\n");
-            fflush(stdout);
-        }
-        if (stalled >= 0) {
-            printf("STALL at t=%ds (pid %d): %s made no progress for 15 s\n", s, getpid(), names[stalled]);
-            for (int i = 0; i < nthreads; i++) printf("  %s: %s (idle %d s)\n", names[i], in_call[i], idle[i]);
-            fflush(stdout);
-            sleep(30); // time to attach gdb
-            _exit(2);
-        }
-    }
-    printf("NO STALL in %d s\n", seconds);
-    fflush(stdout);
-    _exit(0);
+    watchdog(seconds, pool_label);
 }

@@ -101,6 +101,7 @@ static void *device_churn_main(void *arg) {
 
 
 #include "vk_churn.h"
+#include "watchdog.h"
 
 int main(int argc, char **argv) {
     int seconds = argc > 1 ? atoi(argv[1]) : 60;
@@ -130,32 +131,5 @@ int main(int argc, char **argv) {
     for (int i = 0; i < SIGNALLERS; i++) pthread_create(&t[k++], NULL, signaller_main, (void *) (long) reg("signaller"));
     if (dchurn) pthread_create(&t[k++], NULL, device_churn_main, (void *) (long) reg("d3d12-churn"));
     if (vk) pthread_create(&t[k++], NULL, vk_churn_main, (void *) (long) reg("vk-churn"));
-    long last[THREADS] = {0};
-    int idle[THREADS] = {0};
-    for (int s = 1; s <= seconds; s++) {
-        sleep(1);
-        int stalled = -1;
-        for (int i = 0; i < nthreads; i++) {
-            long p = progress[i];
-            idle[i] = p == last[i] ? idle[i] + 1 : 0;
-            last[i] = p;
-            if (idle[i] >= 15 && strcmp(in_call[i], "idle") != 0) stalled = i;
-        }
-        if (s % 10 == 0 || stalled >= 0) {
-            printf("t=%ds", s);
-            for (int i = 0; i < nthreads; i++) printf(" %s=%ld", names[i], last[i]);
-            printf("\n");
-            fflush(stdout);
-        }
-        if (stalled >= 0) {
-            printf("STALL at t=%ds (pid %d): %s made no progress for 15 s\n", s, getpid(), names[stalled]);
-            for (int i = 0; i < nthreads; i++) printf("  %s: %s (idle %d s)\n", names[i], in_call[i], idle[i]);
-            fflush(stdout);
-            sleep(30);
-            _exit(2);
-        }
-    }
-    printf("NO STALL in %d s\n", seconds);
-    fflush(stdout);
-    _exit(0);
+    watchdog(seconds, NULL);
 }
