@@ -31,7 +31,7 @@ final class EngineTimer implements Scheduler {
     private static final int NEW = 0;
     private static final int STARTED = 1;
     private static final int DISPOSED = 2;
-    /** Past this many tasks in the heap, the cancelled ones are dropped at once rather than when due. */
+    /** Past this many tasks in the heap (or twice what the last purge left), cancelled ones are dropped before due. */
     private static final int PURGE_AT = 4096;
 
     private final ThreadFactory threads;
@@ -119,14 +119,16 @@ final class EngineTimer implements Scheduler {
 
     private void run() {
         PriorityQueue<Task> heap = new PriorityQueue<>();
+        int purgeAt = PURGE_AT;
         while (state.get() != DISPOSED) {
             for (Task t; (t = submitted.poll()) != null; ) {
                 if (!t.cancelled) {
                     heap.add(t);
                 }
             }
-            if (heap.size() > PURGE_AT) {
+            if (heap.size() > purgeAt) { // amortised: the next purge waits for the heap to double again
                 heap.removeIf(t -> t.cancelled);
+                purgeAt = Math.max(PURGE_AT, 2 * heap.size());
             }
             Task head = heap.peek();
             long now = System.nanoTime();
