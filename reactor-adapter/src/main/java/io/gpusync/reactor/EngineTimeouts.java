@@ -35,9 +35,10 @@ final class EngineTimeouts {
     private final ThreadFactory timerThreads;
     /** Timeouts on the default timer, one FIFO per distinct duration. */
     private final ConcurrentHashMap<Long, TimeoutQueue> queues = new ConcurrentHashMap<>();
-    /** The engine's own timer: {@code null} before the first timeout, then the timer, then {@link #DISPOSED}. */
+    /** The engine's own timer: {@code null} before the first timeout, then the timer, then {@link #disposed}. */
     private final AtomicReference<Object> own = new AtomicReference<>();
-    private static final Object DISPOSED = new Object();
+    /** What {@link #own} holds once disposed. */
+    private final Object disposed = new Object();
 
     EngineTimeouts(Scheduler timer, ThreadFactory timerThreads) {
         this.timer = timer;
@@ -115,7 +116,7 @@ final class EngineTimeouts {
      * terminates the waits themselves).
      */
     void dispose() {
-        Object stopping = own.getAndSet(DISPOSED);
+        Object stopping = own.getAndSet(disposed);
         queues.values().forEach(TimeoutQueue::dispose);
         if (stopping instanceof Scheduler timerNow) {
             timerNow.dispose();
