@@ -7,7 +7,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -47,16 +51,78 @@ public final class ChildJvm {
      * The environment that runs a child under glibc's malloc checker, freed memory filled with {@code perturb}
      * (1-255), so a use after free reads garbage at once; empty where glibc's debug library is missing. The JVM's
      * libjsig comes first, so drivers that install signal handlers chain to the JVM's. A child not started by
-     * {@link #run} needs {@link #MALLOC_CHECKED_JVM_OPTIONS} too.
+     * {@link #run} needs {@link #MALLOC_CHECKED_JVM_OPTIONS} too. Where a driver of this machine bypasses the
+     * checker ({@link #checkerBypass()}), the child gets glibc's own allocator instead, with the same
+     * {@code perturb} and glibc's always-on consistency checks: the checker beside such a driver corrupts the heap
+     * by itself.
      */
     public static Map<String, String> mallocChecked(int perturb) {
+        return mallocChecked(perturb, checkerBypass(System.getenv(), DRIVER_MANIFEST_DIRS));
+    }
+
+    static Map<String, String> mallocChecked(int perturb, Optional<String> bypass) {
         Path debug = MALLOC_DEBUG;
         if (!Files.exists(debug)) {
             return Map.of();
         }
         String jsig = Path.of(System.getProperty("java.home"), "lib", "libjsig.so").toString();
+        if (bypass.isPresent()) {
+            return Map.of("LD_PRELOAD", jsig, "MALLOC_PERTURB_", Integer.toString(perturb));
+        }
         return Map.of("LD_PRELOAD", jsig + ":" + debug, "MALLOC_CHECK_", "3",
                 "MALLOC_PERTURB_", Integer.toString(perturb));
+    }
+
+    /**
+     * The driver of this machine that takes its allocator from libc itself, past a preloaded malloc checker, as
+     * {@code "manifest -> library"}; empty if none. NVIDIA's Vulkan ICD and EGL vendor library load
+     * {@code libnvidia-glcore} and {@code libnvidia-eglcore}, whose {@code malloc}, {@code free}, {@code realloc}
+     * and aligned allocations bind to {@code libc.so.6} ({@code LD_DEBUG=bindings} shows it). Beside the checker,
+     * the two allocators then grow one {@code sbrk} heap and overwrite each other's chunks ("malloc: top chunk is
+     * corrupt"). Read from the loaders' manifests: the files the environment names, else the standard folders.
+     */
+    public static Optional<String> checkerBypass() {
+        return checkerBypass(System.getenv(), DRIVER_MANIFEST_DIRS);
+    }
+
+    /** Where the Vulkan loader and glvnd look for driver manifests when the environment names none. */
+    static final Map<String, List<Path>> DRIVER_MANIFEST_DIRS = Map.of(
+            "VK_DRIVER_FILES", List.of(Path.of("/usr/share/vulkan/icd.d"), Path.of("/usr/local/share/vulkan/icd.d"),
+                    Path.of("/etc/vulkan/icd.d")),
+            "__EGL_VENDOR_LIBRARY_FILENAMES", List.of(Path.of("/usr/share/glvnd/egl_vendor.d"),
+                    Path.of("/etc/glvnd/egl_vendor.d")));
+
+    private static final Pattern LIBRARY_PATH = Pattern.compile("\"library_path\"\\s*:\\s*\"([^\"]+)\"");
+    private static final Pattern BYPASSING_LIBRARY = Pattern.compile("(?i)nvidia");
+
+    static Optional<String> checkerBypass(Map<String, String> env, Map<String, List<Path>> defaultDirs) {
+        List<Path> manifests = new ArrayList<>();
+        for (Map.Entry<String, List<Path>> kind : defaultDirs.entrySet()) {
+            String named = env.getOrDefault(kind.getKey(),
+                    kind.getKey().startsWith("VK_") ? env.getOrDefault("VK_ICD_FILENAMES", "") : "");
+            if (!named.isEmpty()) {
+                Stream.of(named.split(":")).filter(f -> !f.isEmpty()).map(Path::of).forEach(manifests::add);
+                continue;
+            }
+            for (Path dir : kind.getValue()) {
+                try (Stream<Path> files = Files.list(dir)) {
+                    files.filter(f -> f.toString().endsWith(".json")).sorted().forEach(manifests::add);
+                } catch (IOException absent) {
+                    // no such folder on this machine
+                }
+            }
+        }
+        for (Path manifest : manifests) {
+            try {
+                Matcher m = LIBRARY_PATH.matcher(Files.readString(manifest));
+                if (m.find() && BYPASSING_LIBRARY.matcher(Path.of(m.group(1)).getFileName().toString()).find()) {
+                    return Optional.of(manifest + " -> " + m.group(1));
+                }
+            } catch (IOException unreadable) {
+                // a manifest the loader cannot read either
+            }
+        }
+        return Optional.empty();
     }
 
     /**

@@ -42,7 +42,8 @@ import java.util.concurrent.atomic.LongAdder;
  * failed run for minutes).
  * Run it under glibc's malloc checker: {@code LD_PRELOAD=libc_malloc_debug.so.0 MALLOC_CHECK_=3 MALLOC_PERTURB_=N}
  * and the JVM options that keep Netty on the checked allocator ({@code ChildJvm.MALLOC_CHECKED_JVM_OPTIONS}), as
- * {@code BackendSoakTest} and {@code benchmarks/soak-runs} do.
+ * {@code BackendSoakTest} and {@code benchmarks/soak-runs} do; on glibc's own allocator with only the perturbation
+ * where NVIDIA's drivers are installed ({@code ChildJvm.checkerBypass()}).
  */
 public final class BackendSoak {
     static final int IN_FLIGHT = 8;

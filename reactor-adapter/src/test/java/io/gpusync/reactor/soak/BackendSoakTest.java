@@ -19,7 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Every backend of this machine at once, in one JVM under glibc's malloc checker, for
  * {@code -Dgpusync.soak.seconds} (45 by default): no crash, every wait ends exactly once within its bound, and
  * fds, gpusync's threads and resident memory come back to their baseline ({@link BackendSoak} checks all of
- * it and prints the figures). A run with 50 problems ends there, with every thread's stack, instead of running out
+ * it and prints the figures). Where a driver bypasses the checker (NVIDIA's: {@link ChildJvm#checkerBypass()}),
+ * the child runs on glibc's own allocator with freed memory perturbed, and says so. A run with 50 problems ends there, with every thread's stack, instead of running out
  * its time behind a stuck driver. A longer run:
  * {@code mvn -B -pl reactor-adapter -am verify -Dtest=BackendSoakTest -Dsurefire.failIfNoSpecifiedTests=false
  * -Dgpusync.soak.seconds=120}.
@@ -29,6 +30,8 @@ class BackendSoakTest {
     void everyBackendAtOnceUnderTheMallocCheckerCrashesNothingAndLosesNoWait() throws Exception {
         long seconds = Long.getLong("gpusync.soak.seconds", 45);
         Map<String, String> checked = ChildJvm.mallocChecked(1 + (int) (System.nanoTime() & 0xfe));
+        ChildJvm.checkerBypass().ifPresent(b -> System.out.println(
+                "SOAK on glibc's own allocator, not the malloc checker, which this driver bypasses: " + b));
         List<String> cmd = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "-Xms256m", "-Xmx256m", "-XX:+AlwaysPreTouch"));
