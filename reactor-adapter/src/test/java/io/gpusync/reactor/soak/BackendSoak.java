@@ -35,7 +35,7 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <pre>
  * java ... io.gpusync.reactor.soak.BackendSoak --seconds 120 [--cuda] [--grace-ms 5000] [--only opencl,vulkan]
- *     [--give-up-after 50]
+ *     [--give-up-after 50] [--no-device-churn]
  * </pre>
  * With {@code --give-up-after N} a run that has counted N problems prints every thread and ends with
  * {@code SOAK FAIL} at the next progress report instead of running its course (a driver stall otherwise holds a
@@ -65,12 +65,16 @@ public final class BackendSoak {
     private final AtomicLong devicesChurned = new AtomicLong();
     private final AtomicLong faultChildren = new AtomicLong();
     private final boolean cudaFaults;
+    /** Whether Vulkan devices are created and destroyed with waits pending (off: to bisect a driver stall). */
+    private final boolean deviceChurn;
     /** Problems after which the run ends at once (0: never). */
     private final int giveUpAfter;
     private volatile boolean stopping;
 
-    private BackendSoak(long seconds, long graceMillis, boolean cuda, java.util.Set<String> only, int giveUpAfter) {
+    private BackendSoak(long seconds, long graceMillis, boolean cuda, java.util.Set<String> only, int giveUpAfter,
+                        boolean deviceChurn) {
         this.seconds = seconds;
+        this.deviceChurn = deviceChurn;
         this.giveUpAfter = giveUpAfter;
         this.ledger = new Ledger(TimeUnit.MILLISECONDS.toNanos(graceMillis));
         this.sources = new TicketSources(cuda, ledger::problem);
@@ -85,6 +89,7 @@ public final class BackendSoak {
         long grace = 5_000;
         boolean cuda = false;
         int giveUpAfter = 0;
+        boolean deviceChurn = true;
         java.util.Set<String> only = new java.util.HashSet<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -93,10 +98,11 @@ public final class BackendSoak {
                 case "--grace-ms" -> grace = Long.parseLong(args[++i]);
                 case "--cuda" -> cuda = true;
                 case "--give-up-after" -> giveUpAfter = Integer.parseInt(args[++i]);
+                case "--no-device-churn" -> deviceChurn = false;
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
-        int rc = new BackendSoak(seconds, grace, cuda, only, giveUpAfter).run();
+        int rc = new BackendSoak(seconds, grace, cuda, only, giveUpAfter, deviceChurn).run();
         System.out.flush();
         System.err.flush();
         Runtime.getRuntime().halt(rc);
@@ -115,7 +121,7 @@ public final class BackendSoak {
             threads.add(Thread.ofPlatform().name("soak-" + s.name()).start(() -> work(s, end)));
         }
         threads.add(Thread.ofPlatform().name("soak-engines").start(() -> churnEngines(end)));
-        if (sources.sources().stream().anyMatch(s -> s.name().equals("vulkan"))) {
+        if (deviceChurn && sources.sources().stream().anyMatch(s -> s.name().equals("vulkan"))) {
             threads.add(Thread.ofPlatform().name("soak-devices").start(() -> churnDevices(end)));
         }
         if (cudaFaults) {

@@ -1,0 +1,263 @@
+// Does a Vulkan driver stall when devices are destroyed after short-lived threads have waited on them, with no gpusync
+// and no JVM in the process? The pattern is the soak's device churn as gpusync's engines see it: each churned device
+// gets timeline semaphores and a wake-up semaphore, and waiter threads that do what an engine's wait-set thread does
+// (vkWaitSemaphores with VK_SEMAPHORE_WAIT_ANY_BIT over the points and the wake-up semaphore, in slices of at most
+// 50 ms), while another thread signals points and wake-ups from the host (vkSignalSemaphore). The waiters then end, as
+// a churned engine's threads do (or, with "linger", stay parked until after the destroy), and the device is waited idle
+// and destroyed on another thread, as the test kit's VulkanContext does. NVIDIA's stall report showed driver-made
+// threads named after churned engine threads spinning while vkDestroyDevice held the driver's lock.
+// With "egl", EGL is initialised (surfaceless) and a thread keeps a GL context busy with fences, as the soak's EGL
+// source does; NVIDIA's helper threads in that report were started from its EGL library.
+//
+//   gcc -O2 -o vk_wait_any_churn vk_wait_any_churn.c -lvulkan -lEGL -lGLESv2 -lpthread
+//   EGL_PLATFORM=surfaceless ./vk_wait_any_churn SECONDS [linger] [egl]
+//
+// Same output and exit codes as the other probes (watchdog.h): "STALL" and exit 2, or "NO STALL" and exit 0.
+#define _GNU_SOURCE
+#include <vulkan/vulkan.h>
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <GLES3/gl3.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define THREADS 16
+#define POINTS 4
+#define WAITERS 3
+
+static volatile int stop;
+static const char *volatile in_call[THREADS];
+static atomic_long progress[THREADS];
+static const char *names[THREADS];
+static int nthreads;
+
+static int reg(const char *name) {
+    names[nthreads] = name;
+    in_call[nthreads] = "idle";
+    return nthreads++;
+}
+
+static void check(VkResult r, const char *what) {
+    if (r != VK_SUCCESS && r != VK_TIMEOUT) { fprintf(stderr, "%s: %d\n", what, r); exit(1); }
+}
+
+// One churned device, its points, its wake-up semaphore (counter == wake_signalled, under wake_lock) and its waiters.
+typedef struct {
+    VkInstance inst;
+    VkDevice dev;
+    VkSemaphore points[POINTS];
+    uint64_t point_values[POINTS];
+    VkSemaphore wake;
+    uint64_t wake_signalled;
+    pthread_mutex_t wake_lock;
+    volatile int waiters_done;    // the waiters stop waiting
+    volatile int release_lingers; // with "linger": the waiters may end now (after the destroy)
+    int slot[WAITERS];
+    pthread_t waiter[WAITERS];
+} churned_t;
+
+static int linger, waiter_slots[WAITERS], destroyer_slot;
+static PFN_vkWaitSemaphores wait_semaphores;
+static PFN_vkSignalSemaphore signal_semaphore;
+
+static VkSemaphore timeline(VkDevice dev) {
+    VkSemaphoreTypeCreateInfo type = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+                                      .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE};
+    VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &type};
+    VkSemaphore s;
+    check(vkCreateSemaphore(dev, &sci, NULL, &s), "vkCreateSemaphore");
+    return s;
+}
+
+static void wake_up(churned_t *c) {
+    pthread_mutex_lock(&c->wake_lock);
+    VkSemaphoreSignalInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO, .semaphore = c->wake,
+                                .value = c->wake_signalled + 1};
+    check(signal_semaphore(c->dev, &si), "vkSignalSemaphore(wake)");
+    c->wake_signalled++;
+    pthread_mutex_unlock(&c->wake_lock);
+}
+
+static churned_t *current;
+static int waiter_index;
+
+static void *waiter_main(void *arg) { // a churned engine's wait-set thread
+    churned_t *c = arg;
+    int me = c->slot[__atomic_fetch_add(&waiter_index, 1, __ATOMIC_RELAXED) % WAITERS];
+    VkSemaphore sems[POINTS + 1];
+    uint64_t values[POINTS + 1];
+    while (!c->waiters_done && !stop) {
+        pthread_mutex_lock(&c->wake_lock);
+        uint64_t target = c->wake_signalled + 1;
+        pthread_mutex_unlock(&c->wake_lock);
+        for (int i = 0; i < POINTS; i++) {
+            sems[i] = c->points[i];
+            values[i] = __atomic_load_n(&c->point_values[i], __ATOMIC_RELAXED) + 1;
+        }
+        sems[POINTS] = c->wake;
+        values[POINTS] = target;
+        VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, .flags = VK_SEMAPHORE_WAIT_ANY_BIT,
+                                  .semaphoreCount = POINTS + 1, .pSemaphores = sems, .pValues = values};
+        in_call[me] = "vkWaitSemaphores(WAIT_ANY)";
+        check(wait_semaphores(c->dev, &wi, 50000000ull), "vkWaitSemaphores");
+        in_call[me] = "idle";
+        progress[me]++;
+    }
+    while (linger && !c->release_lingers && !stop) usleep(1000);
+    return NULL;
+}
+
+static void *signaller_main(void *arg) { // host signals of the current device's points, and wake-ups
+    int me = (int) (long) arg;
+    unsigned seed = 7;
+    while (!stop) {
+        churned_t *c = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+        if (c != NULL) {
+            int i = rand_r(&seed) % (POINTS + 1);
+            if (i == POINTS) {
+                in_call[me] = "vkSignalSemaphore(wake)";
+                wake_up(c);
+            } else {
+                uint64_t v = __atomic_add_fetch(&c->point_values[i], 1, __ATOMIC_RELAXED);
+                VkSemaphoreSignalInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO,
+                                            .semaphore = c->points[i], .value = v};
+                in_call[me] = "vkSignalSemaphore(point)";
+                check(signal_semaphore(c->dev, &si), "vkSignalSemaphore");
+            }
+            in_call[me] = "idle";
+            progress[me]++;
+        }
+        usleep(200 + rand_r(&seed) % 2000);
+    }
+    return NULL;
+}
+
+static void *destroy_main(void *arg) { // the test kit's destroying thread
+    churned_t *c = arg;
+    in_call[destroyer_slot] = "vkDeviceWaitIdle";
+    vkDeviceWaitIdle(c->dev);
+    for (int i = 0; i < POINTS; i++) {
+        in_call[destroyer_slot] = "vkDestroySemaphore";
+        vkDestroySemaphore(c->dev, c->points[i], NULL);
+    }
+    vkDestroySemaphore(c->dev, c->wake, NULL);
+    in_call[destroyer_slot] = "vkDestroyDevice";
+    vkDestroyDevice(c->dev, NULL);
+    in_call[destroyer_slot] = "vkDestroyInstance";
+    vkDestroyInstance(c->inst, NULL);
+    in_call[destroyer_slot] = "idle";
+    progress[destroyer_slot]++;
+    return NULL;
+}
+
+static void *churn_main(void *arg) { // the soak's device churn
+    int me = (int) (long) arg;
+    while (!stop) {
+        churned_t *c = calloc(1, sizeof(churned_t));
+        pthread_mutex_init(&c->wake_lock, NULL);
+        VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .apiVersion = VK_API_VERSION_1_2};
+        VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app};
+        in_call[me] = "vkCreateInstance";
+        check(vkCreateInstance(&ici, NULL, &c->inst), "vkCreateInstance");
+        uint32_t n = 1;
+        VkPhysicalDevice pd;
+        in_call[me] = "vkEnumeratePhysicalDevices";
+        vkEnumeratePhysicalDevices(c->inst, &n, &pd);
+        float prio = 1.0f;
+        VkDeviceQueueCreateInfo q = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueCount = 1,
+                                     .pQueuePriorities = &prio};
+        VkPhysicalDeviceTimelineSemaphoreFeatures tf = {
+            .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES, .timelineSemaphore = VK_TRUE};
+        VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &tf,
+                                  .queueCreateInfoCount = 1, .pQueueCreateInfos = &q};
+        in_call[me] = "vkCreateDevice";
+        check(vkCreateDevice(pd, &dci, NULL, &c->dev), "vkCreateDevice");
+        wait_semaphores = (PFN_vkWaitSemaphores) vkGetDeviceProcAddr(c->dev, "vkWaitSemaphores");
+        signal_semaphore = (PFN_vkSignalSemaphore) vkGetDeviceProcAddr(c->dev, "vkSignalSemaphore");
+        in_call[me] = "vkCreateSemaphore";
+        for (int i = 0; i < POINTS; i++) c->points[i] = timeline(c->dev);
+        c->wake = timeline(c->dev);
+        memcpy(c->slot, waiter_slots, sizeof(c->slot));
+        for (int i = 0; i < WAITERS; i++) pthread_create(&c->waiter[i], NULL, waiter_main, c);
+        __atomic_store_n(&current, c, __ATOMIC_RELEASE);
+        in_call[me] = "idle";
+        usleep(500000 + rand() % 1000000); // the device's life, with waits and signals
+        __atomic_store_n(&current, NULL, __ATOMIC_RELEASE);
+        usleep(20000); // a signal in flight finishes with the device still alive
+        c->waiters_done = 1;
+        wake_up(c);
+        in_call[me] = "joining waiters";
+        if (!linger) for (int i = 0; i < WAITERS; i++) pthread_join(c->waiter[i], NULL);
+        else usleep(60000); // the waiters have left vkWaitSemaphores (50 ms slices) and stay alive, parked
+        pthread_t d;
+        pthread_create(&d, NULL, destroy_main, c);
+        in_call[me] = "waiting for the destroy";
+        pthread_join(d, NULL);
+        if (linger) {
+            c->release_lingers = 1;
+            for (int i = 0; i < WAITERS; i++) pthread_join(c->waiter[i], NULL);
+        }
+        free(c);
+        in_call[me] = "idle";
+        progress[me]++;
+    }
+    return NULL;
+}
+
+static void *gl_main(void *arg) { // the soak's EGL source, reduced: GL fences on a surfaceless context
+    int me = (int) (long) arg;
+    EGLDisplay dpy = eglGetPlatformDisplay(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
+    if (dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, NULL, NULL)) { fprintf(stderr, "no surfaceless display\n"); exit(1); }
+    static const EGLint want[] = {EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT, EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_NONE};
+    EGLConfig config;
+    EGLint n;
+    if (!eglChooseConfig(dpy, want, &config, 1, &n) || n < 1) { fprintf(stderr, "no GLES3 config\n"); exit(1); }
+    eglBindAPI(EGL_OPENGL_ES_API);
+    static const EGLint ca[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE};
+    EGLContext ctx = eglCreateContext(dpy, config, EGL_NO_CONTEXT, ca);
+    if (ctx == EGL_NO_CONTEXT || !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
+        fprintf(stderr, "EGL context (surfaceless)\n");
+        exit(1);
+    }
+    while (!stop) {
+        in_call[me] = "glFenceSync";
+        GLsync s = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+        glFlush();
+        in_call[me] = "glClientWaitSync";
+        glClientWaitSync(s, 0, 1000000000ull);
+        glDeleteSync(s);
+        in_call[me] = "idle";
+        progress[me]++;
+        usleep(500);
+    }
+    return NULL;
+}
+
+static void label(void) {
+}
+
+#include "watchdog.h"
+
+int main(int argc, char **argv) {
+    int seconds = argc > 1 ? atoi(argv[1]) : 60;
+    int egl = 0;
+    for (int i = 2; i < argc; i++) {
+        linger |= strcmp(argv[i], "linger") == 0;
+        egl |= strcmp(argv[i], "egl") == 0;
+    }
+    printf("Vulkan device churn, %d WAIT_ANY waiter threads per device (%s), host signals%s\n", WAITERS,
+           linger ? "parked until after the destroy" : "ended before the destroy", egl ? ", GL fences on EGL" : "");
+    pthread_t t[THREADS];
+    int k = 0;
+    for (int i = 0; i < WAITERS; i++) waiter_slots[i] = reg("waiter");
+    destroyer_slot = reg("destroyer");
+    pthread_create(&t[k++], NULL, churn_main, (void *) (long) reg("devices"));
+    pthread_create(&t[k++], NULL, signaller_main, (void *) (long) reg("signaller"));
+    if (egl) pthread_create(&t[k++], NULL, gl_main, (void *) (long) reg("gl"));
+    watchdog(seconds, label);
+}
