@@ -2,7 +2,8 @@
 // and no JVM in the process? The pattern is the soak's device churn as gpusync's engines see it: each churned device
 // gets timeline semaphores and a wake-up semaphore, and waiter threads that do what an engine's wait-set thread does
 // (vkWaitSemaphores with VK_SEMAPHORE_WAIT_ANY_BIT over the points and the wake-up semaphore, in slices of at most
-// 50 ms), while another thread signals points and wake-ups from the host (vkSignalSemaphore). The waiters then end, as
+// 50 ms), while another thread signals points from the host (vkSignalSemaphore) or the queue (an empty batch), and
+// wake-ups from the host. The waiters then end, as
 // a churned engine's threads do (or, with "linger", stay parked until after the destroy), and the device is waited idle
 // and destroyed on another thread, as the test kit's VulkanContext does. NVIDIA's stall report showed driver-made
 // threads named after churned engine threads spinning while vkDestroyDevice held the driver's lock.
@@ -50,6 +51,7 @@ static void check(VkResult r, const char *what) {
 typedef struct {
     VkInstance inst;
     VkDevice dev;
+    VkQueue queue;
     VkSemaphore points[POINTS];
     uint64_t point_values[POINTS];
     VkSemaphore wake;
@@ -122,12 +124,20 @@ static void *signaller_main(void *arg) { // host signals of the current device's
             if (i == POINTS) {
                 in_call[me] = "vkSignalSemaphore(wake)";
                 wake_up(c);
-            } else {
+            } else if (rand_r(&seed) % 2) {
                 uint64_t v = __atomic_add_fetch(&c->point_values[i], 1, __ATOMIC_RELAXED);
                 VkSemaphoreSignalInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO,
                                             .semaphore = c->points[i], .value = v};
                 in_call[me] = "vkSignalSemaphore(point)";
                 check(signal_semaphore(c->dev, &si), "vkSignalSemaphore");
+            } else { // an empty batch that signals the next value from the queue, as the soak's queue tickets do
+                uint64_t v = __atomic_add_fetch(&c->point_values[i], 1, __ATOMIC_RELAXED);
+                VkTimelineSemaphoreSubmitInfo ts = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+                                                    .signalSemaphoreValueCount = 1, .pSignalSemaphoreValues = &v};
+                VkSubmitInfo sub = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .pNext = &ts,
+                                    .signalSemaphoreCount = 1, .pSignalSemaphores = &c->points[i]};
+                in_call[me] = "vkQueueSubmit(signal point)";
+                check(vkQueueSubmit(c->queue, 1, &sub, VK_NULL_HANDLE), "vkQueueSubmit");
             }
             in_call[me] = "idle";
             progress[me]++;
@@ -177,6 +187,7 @@ static void *churn_main(void *arg) { // the soak's device churn
                                   .queueCreateInfoCount = 1, .pQueueCreateInfos = &q};
         in_call[me] = "vkCreateDevice";
         check(vkCreateDevice(pd, &dci, NULL, &c->dev), "vkCreateDevice");
+        vkGetDeviceQueue(c->dev, 0, 0, &c->queue);
         wait_semaphores = (PFN_vkWaitSemaphores) vkGetDeviceProcAddr(c->dev, "vkWaitSemaphores");
         signal_semaphore = (PFN_vkSignalSemaphore) vkGetDeviceProcAddr(c->dev, "vkSignalSemaphore");
         in_call[me] = "vkCreateSemaphore";
