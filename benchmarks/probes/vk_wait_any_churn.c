@@ -8,10 +8,12 @@
 // and destroyed on another thread, as the test kit's VulkanContext does. NVIDIA's stall report showed driver-made
 // threads named after churned engine threads spinning while vkDestroyDevice held the driver's lock.
 // With "egl", EGL is initialised (surfaceless) and a thread keeps a GL context busy with fences, as the soak's EGL
-// source does; NVIDIA's helper threads in that report were started from its EGL library.
+// source does; NVIDIA's helper threads in that report were started from its EGL library. With "ctxchurn" that thread
+// destroys its context and makes a fresh one every 200 fences: the whole suite hung with eglDestroyContext (a GL test
+// class closing its producer) beside vkDestroyDevice (an earlier test's device).
 //
 //   gcc -O2 -o vk_wait_any_churn vk_wait_any_churn.c -lvulkan -lEGL -lGLESv2 -lpthread
-//   EGL_PLATFORM=surfaceless ./vk_wait_any_churn SECONDS [linger] [egl]
+//   EGL_PLATFORM=surfaceless ./vk_wait_any_churn SECONDS [linger] [egl [ctxchurn]]
 //
 // Same output and exit codes as the other probes (watchdog.h): "STALL" and exit 2, or "NO STALL" and exit 0.
 #define _GNU_SOURCE
@@ -63,7 +65,7 @@ typedef struct {
     pthread_t waiter[WAITERS];
 } churned_t;
 
-static int linger, waiter_slots[WAITERS], destroyer_slot;
+static int linger, ctx_churn, waiter_slots[WAITERS], destroyer_slot;
 static PFN_vkWaitSemaphores wait_semaphores;
 static PFN_vkSignalSemaphore signal_semaphore;
 
@@ -230,12 +232,22 @@ static void *gl_main(void *arg) { // the soak's EGL source, reduced: GL fences o
     if (!eglChooseConfig(dpy, want, &config, 1, &n) || n < 1) { fprintf(stderr, "no GLES3 config\n"); exit(1); }
     eglBindAPI(EGL_OPENGL_ES_API);
     static const EGLint ca[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE};
-    EGLContext ctx = eglCreateContext(dpy, config, EGL_NO_CONTEXT, ca);
-    if (ctx == EGL_NO_CONTEXT || !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
-        fprintf(stderr, "EGL context (surfaceless)\n");
-        exit(1);
-    }
-    while (!stop) {
+    EGLContext ctx = EGL_NO_CONTEXT;
+    for (long fences = 0; !stop; fences++) {
+        if (ctx != EGL_NO_CONTEXT && ctx_churn && fences % 200 == 0) { // a test class closing its EGL producer
+            in_call[me] = "eglDestroyContext";
+            eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+            eglDestroyContext(dpy, ctx);
+            ctx = EGL_NO_CONTEXT;
+        }
+        if (ctx == EGL_NO_CONTEXT) {
+            in_call[me] = "eglCreateContext";
+            ctx = eglCreateContext(dpy, config, EGL_NO_CONTEXT, ca);
+            if (ctx == EGL_NO_CONTEXT || !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
+                fprintf(stderr, "EGL context (surfaceless)\n");
+                exit(1);
+            }
+        }
         in_call[me] = "glFenceSync";
         GLsync s = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
         glFlush();
@@ -260,9 +272,11 @@ int main(int argc, char **argv) {
     for (int i = 2; i < argc; i++) {
         linger |= strcmp(argv[i], "linger") == 0;
         egl |= strcmp(argv[i], "egl") == 0;
+        ctx_churn |= strcmp(argv[i], "ctxchurn") == 0;
     }
-    printf("Vulkan device churn, %d WAIT_ANY waiter threads per device (%s), host signals%s\n", WAITERS,
-           linger ? "parked until after the destroy" : "ended before the destroy", egl ? ", GL fences on EGL" : "");
+    printf("Vulkan device churn, %d WAIT_ANY waiter threads per device (%s), host and queue signals%s%s\n", WAITERS,
+           linger ? "parked until after the destroy" : "ended before the destroy", egl ? ", GL fences on EGL" : "",
+           egl && ctx_churn ? " (a fresh context every 200)" : "");
     pthread_t t[THREADS];
     int k = 0;
     for (int i = 0; i < WAITERS; i++) waiter_slots[i] = reg("waiter");
