@@ -39,16 +39,12 @@ static EGLContext producer;
 static EGLContext pool[64];
 static int pool_n, pool_created;
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
-static atomic_int stop;
 static PFNEGLCREATESYNCKHRPROC eglCreateSyncKHR_;
 static PFNEGLCLIENTWAITSYNCKHRPROC eglClientWaitSyncKHR_;
 static PFNEGLDESTROYSYNCKHRPROC eglDestroySyncKHR_;
 
 #define THREADS 16
-static const char *names[THREADS];
-static _Atomic(const char *) in_call[THREADS];
-static atomic_long progress[THREADS];
-static int nthreads;
+#include "probe_threads.h"
 
 static void q_init(queue_t *q) {
     memset(q, 0, sizeof *q);
@@ -77,12 +73,6 @@ static void *q_take(queue_t *q) {
     }
     pthread_mutex_unlock(&q->lock);
     return v;
-}
-
-static int reg(const char *name) {
-    names[nthreads] = name;
-    in_call[nthreads] = "idle";
-    return nthreads++;
 }
 
 static EGLContext take_ctx(int me) {

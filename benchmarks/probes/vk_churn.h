@@ -1,6 +1,6 @@
 // The Vulkan instance and device churn that the probes run beside their own pattern, as the soak's device churn does:
 // create an instance and a device with one queue, keep it 100 ms, wait idle, destroy both, count one. The including
-// file defines, before this include, `stop`, `in_call[]` and `progress[]` (the watchdog's view of each thread).
+// file includes probe_threads.h first (the watchdog's view of each thread).
 #ifndef GPUSYNC_PROBES_VK_CHURN_H
 #define GPUSYNC_PROBES_VK_CHURN_H
 #include <vulkan/vulkan.h>

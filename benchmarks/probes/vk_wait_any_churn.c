@@ -33,17 +33,7 @@
 #define POINTS 4
 #define WAITERS 3
 
-static volatile int stop;
-static const char *volatile in_call[THREADS];
-static atomic_long progress[THREADS];
-static const char *names[THREADS];
-static int nthreads;
-
-static int reg(const char *name) {
-    names[nthreads] = name;
-    in_call[nthreads] = "idle";
-    return nthreads++;
-}
+#include "probe_threads.h"
 
 static void check(VkResult r, const char *what) {
     if (r != VK_SUCCESS && r != VK_TIMEOUT) { fprintf(stderr, "%s: %d\n", what, r); exit(1); }

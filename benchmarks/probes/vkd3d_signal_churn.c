@@ -28,20 +28,11 @@
 #define THREADS 8
 #define FENCE_VALUES 200
 
-static volatile int stop;
-static const char *volatile in_call[THREADS];
-static atomic_long progress[THREADS];
-static const char *names[THREADS];
-static int nthreads;
+#include "probe_threads.h"
+
 static struct vkd3d_instance *instance;
 static ID3D12Device *shared_device;
 static ID3D12CommandQueue *shared_queue;
-
-static int reg(const char *name) {
-    names[nthreads] = name;
-    in_call[nthreads] = "idle";
-    return nthreads++;
-}
 
 // No event is ever registered (the signallers poll), but vkd3d refuses an instance without the callback
 static HRESULT signal_event(HANDLE event) {

@@ -1,7 +1,7 @@
 // The probes' watchdog: every second, each registered thread's progress; every 10 s a line of them (after `label`'s
 // own text); if a thread inside a driver call (not "idle" or "queue full") makes no progress for 15 s, "STALL" with
 // the call each thread is in, 30 s to take native stacks, and exit 2; else "NO STALL" and exit 0 after `seconds`.
-// The including file defines, before this include, THREADS, `nthreads`, `names[]`, `in_call[]` and `progress[]`.
+// The including file includes probe_threads.h first.
 #ifndef GPUSYNC_PROBES_WATCHDOG_H
 #define GPUSYNC_PROBES_WATCHDOG_H
 #include <stdio.h>
