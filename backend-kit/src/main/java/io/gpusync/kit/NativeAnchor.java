@@ -24,9 +24,9 @@ import java.util.function.Supplier;
  * <p><b>Where the release runs.</b> An {@link #adopt} release — a quick, non-blocking destroy call — runs on
  * the thread that dropped the last hold, except when that thread must not make driver calls: inside a
  * driver's upcall ({@link UpcallRegistry#inUpcall()}) or on gpusync's {@code Cleaner} thread; it then runs on
- * gpusync's housekeeping thread. A {@link #adoptBlocking} release (one that may wait: a
- * {@code vkDeviceWaitIdle}, an EGL context bind) always runs on the housekeeping thread, so it never blocks a
- * driver thread, an event loop or the {@code Cleaner}. {@link #isReleased()} turns {@code true} when the
+ * gpusync's housekeeping thread of the release's backend (its lane, by the release action's package). A
+ * {@link #adoptBlocking} release (one that may wait: a {@code vkDeviceWaitIdle}, an EGL context bind) always runs
+ * on a housekeeping thread, so it never blocks a driver thread, an event loop or the {@code Cleaner}. {@link #isReleased()} turns {@code true} when the
  * last hold drops, possibly just before a moved release has run; {@link #whenReleased()} completes after the
  * release action has returned (for a borrowed anchor: once the last hold drops), on the thread the release
  * runs on by the rule above.
@@ -133,7 +133,7 @@ public final class NativeAnchor {
             // a borrowed anchor runs no release, but whoever waits for it to be let go runs code here
             if (mayBlock ? !Housekeeping.isCurrentThread()
                     : UpcallRegistry.inUpcall() || Thread.currentThread() instanceof CleanerThread) {
-                Housekeeping.execute(this::runRelease);
+                Housekeeping.execute(release != null ? release : this, this::runRelease); // the backend's lane
             } else {
                 runRelease();
             }

@@ -83,7 +83,7 @@ class NativeAnchorTest {
         claim.close();
         Thread releaser = ranOn.get(5, TimeUnit.SECONDS);
         assertThat(releaser).isNotSameAs(Thread.currentThread());
-        assertThat(releaser.getName()).isEqualTo("gpusync-housekeeping");
+        assertThat(releaser.getName()).isEqualTo("gpusync-housekeeping-kit"); // the lane of the release's package
     }
 
     @Test
@@ -94,7 +94,7 @@ class NativeAnchorTest {
         UpcallRegistry<NativeAnchor.Claim> registry = new UpcallRegistry<>("test");
         long key = registry.register(claim);
         registry.fire(key, NativeAnchor.Claim::close); // as a driver's callback thread would
-        assertThat(ranOn.get(5, TimeUnit.SECONDS).getName()).isEqualTo("gpusync-housekeeping");
+        assertThat(ranOn.get(5, TimeUnit.SECONDS).getName()).isEqualTo("gpusync-housekeeping-kit");
     }
 
     @Test

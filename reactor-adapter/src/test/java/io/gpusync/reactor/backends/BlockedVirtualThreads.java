@@ -66,7 +66,7 @@ final class BlockedVirtualThreads {
             assertThat(pinned).as("jdk.VirtualThreadPinned events").isEmpty();
             assertThat(driverThreads).as("driver threads attached during the run").isLessThanOrEqualTo(8);
             assertThat(newThreads).filteredOn(driverThread.negate()).allSatisfy(name -> assertThat(name.startsWith(enginePrefix)
-                    || PROCESS_THREADS.contains(name) || name.startsWith(CARRIER) || name.startsWith("parallel-")
+                    || isProcessThread(name) || name.startsWith(CARRIER) || name.startsWith("parallel-")
                     || name.startsWith("VirtualThread-"))
                     .as("%s is the engine's, gpusync's per-process one, a carrier, a Reactor timer or a JDK"
                             + " virtual-thread helper", name)
@@ -77,8 +77,13 @@ final class BlockedVirtualThreads {
         }
     }
 
-    /** gpusync's per-process threads (one each, started on first need, ended when idle), not per engine or wait. */
-    static final java.util.Set<String> PROCESS_THREADS = java.util.Set.of("gpusync-housekeeping", "gpusync-cleaner");
+    /**
+     * gpusync's per-process threads (the cleaner, a housekeeping thread per backend lane: each started on first need,
+     * ended when idle), not per engine or wait.
+     */
+    static boolean isProcessThread(String name) {
+        return name.equals("gpusync-cleaner") || name.startsWith("gpusync-housekeeping-");
+    }
 
     /** The default scheduler's parallelism (the JDK's default: one carrier per core). */
     static final int PARALLELISM = Integer.getInteger("jdk.virtualThreadScheduler.parallelism",

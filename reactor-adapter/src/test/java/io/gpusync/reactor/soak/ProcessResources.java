@@ -36,7 +36,7 @@ record ProcessResources(int fds, int nativeThreads, TreeMap<String, Integer> gpu
     int engineThreadCount() {
         return gpusyncThreads.entrySet().stream()
                 .filter(e -> !e.getKey().startsWith("gpusync-default-") && !e.getKey().equals("gpusync-cleaner")
-                        && !e.getKey().equals("gpusync-housekeeping"))
+                        && !e.getKey().startsWith("gpusync-housekeeping"))
                 .mapToInt(Map.Entry::getValue).sum();
     }
 

@@ -25,8 +25,8 @@ final class StallReport {
      */
     void check(PrintStream out) {
         String top = Thread.getAllStackTraces().entrySet().stream()
-                .filter(e -> e.getKey().getName().equals("gpusync-housekeeping"))
-                .map(e -> nativeTop(e.getValue())).findFirst().orElse("");
+                .filter(e -> e.getKey().getName().startsWith("gpusync-housekeeping"))
+                .map(e -> nativeTop(e.getValue())).filter(t -> !t.isEmpty()).sorted().findFirst().orElse("");
         sameTopReports = !top.isEmpty() && top.equals(lastHousekeepingTop) ? sameTopReports + 1 : 0;
         lastHousekeepingTop = top;
         if (sameTopReports >= 2 && System.nanoTime() - lastDump > 60_000_000_000L) {
