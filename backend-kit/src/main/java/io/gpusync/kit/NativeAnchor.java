@@ -26,10 +26,10 @@ import java.util.function.Supplier;
  * driver's upcall ({@link UpcallRegistry#inUpcall()}) or on gpusync's {@code Cleaner} thread; it then runs on
  * gpusync's housekeeping thread of the release's backend (its lane, by the release action's package). A
  * {@link #adoptBlocking} release (one that may wait: a {@code vkDeviceWaitIdle}, an EGL context bind) always runs
- * on a housekeeping thread, so it never blocks a driver thread, an event loop or the {@code Cleaner}. {@link #isReleased()} turns {@code true} when the
- * last hold drops, possibly just before a moved release has run; {@link #whenReleased()} completes after the
- * release action has returned (for a borrowed anchor: once the last hold drops), on the thread the release
- * runs on by the rule above.
+ * on a housekeeping thread, so it never blocks a driver thread, an event loop or the {@code Cleaner}.
+ * {@link #isReleased()} turns {@code true} when the last hold drops, possibly just before a moved release has
+ * run; {@link #whenReleased()} completes after the release action has returned (for a borrowed anchor: once the
+ * last hold drops), on the thread the release runs on by the rule above.
  *
  * <p>The release action must not refer to the owning waiter (that would keep it reachable forever) and must
  * not wait for the GPU without a bound. A {@linkplain #borrow borrowed} anchor releases nothing: the caller

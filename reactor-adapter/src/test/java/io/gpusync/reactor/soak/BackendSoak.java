@@ -512,7 +512,8 @@ public final class BackendSoak {
     private static void printBusy(String... names) {
         java.util.Set<String> wanted = java.util.Set.of(names);
         Thread.getAllStackTraces().forEach((t, stack) -> {
-            boolean named = wanted.contains(t.getName()) || wanted.stream().anyMatch(n -> t.getName().startsWith(n + "-"));
+            boolean named = wanted.contains(t.getName())
+                    || wanted.stream().anyMatch(n -> t.getName().startsWith(n + "-")); // a housekeeping lane
             if (named && t.getState() == Thread.State.RUNNABLE && stack.length > 0) {
                 StringBuilder b = new StringBuilder("SOAK busy " + t.getName());
                 for (int i = 0; i < Math.min(stack.length, 25); i++) {
