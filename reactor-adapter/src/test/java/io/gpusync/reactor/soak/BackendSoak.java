@@ -7,6 +7,7 @@ import io.gpusync.reactor.soak.Ledger.Expect;
 import io.gpusync.test.vulkan.VulkanContext;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
@@ -55,8 +56,10 @@ public final class BackendSoak {
     private final Ledger ledger;
     private final TicketSources sources;
     private final Engines engines = new Engines();
+    /** Where engine churn disposes engines from. */
     private final ScheduledExecutorService actors = Executors.newScheduledThreadPool(2,
             Thread.ofPlatform().name("soak-actor-", 0).daemon().factory());
+    private final Map<String, SignalLane> signalLanes = new ConcurrentHashMap<>();
     /** Finishing a ticket may wait for its signal to land: never on the threads that give the signals. */
     private final java.util.concurrent.ExecutorService finishers = Executors.newCachedThreadPool(
             Thread.ofPlatform().name("soak-finisher-", 0).daemon().factory());
@@ -262,7 +265,7 @@ public final class BackendSoak {
                     signal(t, w);
                 }
                 engine.await(t.waiter(), timeout).subscribe(w);
-                later(r, () -> signal(t, w));
+                later(source, r, () -> signal(t, w));
             }
             case 1 -> { // nobody signals it in time
                 Duration timeout = SHORT[r.nextInt(SHORT.length)];
@@ -275,21 +278,21 @@ public final class BackendSoak {
                 Duration timeout = r.nextBoolean() ? LONG : SyncPoint.FOREVER;
                 w.endsOnlyByCancel = timeout.equals(SyncPoint.FOREVER);
                 engine.await(t.waiter(), timeout).subscribe(w);
-                later(r, w::cancel);
+                later(source, r, w::cancel);
             }
             case 3 -> { // a signal and a cancel race
                 Ledger.Wait w = open(what, engine, Expect.ANY, -1, LONG, finish);
                 w.boundedByTimeout = heldByOthers;
                 engine.await(t.waiter(), LONG).subscribe(w);
-                later(r, () -> signal(t, w));
-                later(r, w::cancel);
+                later(source, r, () -> signal(t, w));
+                later(source, r, w::cancel);
             }
             case 4 -> { // the application closes the handle while the wait is pending
                 Duration timeout = Duration.ofMillis(100 + r.nextInt(400));
                 Ledger.Wait w = open(what, engine, Expect.ANY, -1, timeout, finish);
                 w.boundedByTimeout = heldByOthers;
                 engine.await(t.waiter(), timeout).subscribe(w);
-                later(r, () -> {
+                later(source, r, () -> {
                     w.disturb();
                     t.closeWaiter();
                 });
@@ -299,13 +302,13 @@ public final class BackendSoak {
                 Ledger.Wait w = open(what, engine, Expect.ANY, -1, timeout, finish);
                 w.boundedByTimeout = heldByOthers;
                 engine.await(t.waiter(), timeout).subscribe(w);
-                later(r, t::signal);
+                later(source, r, t::signal);
             }
             default -> { // the driver fails the point
                 Ledger.Wait w = open(what, engine, Expect.ANY, -1, LONG, finish);
                 w.boundedByTimeout = heldByOthers;
                 engine.await(t.waiter(), LONG).subscribe(w);
-                later(r, () -> {
+                later(source, r, () -> {
                     w.disturb();
                     t.fail();
                     w.signalledNow();
@@ -341,7 +344,7 @@ public final class BackendSoak {
             Ticket t = tickets.size() == n - 1 && r.nextInt(3) == 0 && !sources.sources().isEmpty()
                     ? sources.sources().get(0).mint().apply(r) : source.mint().apply(r);
             if (t.point() == null) {
-                later(r, t::finish); // a fence: no point for a group
+                later(source, r, t::finish); // a fence: no point for a group
                 continue;
             }
             tickets.add(t);
@@ -371,7 +374,7 @@ public final class BackendSoak {
         AtomicInteger toSignal = new AtomicInteger(signalled.size());
         AtomicInteger toStart = new AtomicInteger(signalled.size());
         for (Ticket t : signalled) {
-            later(r, () -> {
+            later(source, r, () -> {
                 if (toStart.decrementAndGet() == 0) {
                     wait.signalling(); // the last signal the operator needs is being given
                 }
@@ -382,18 +385,25 @@ public final class BackendSoak {
             });
         }
         if (cancel) {
-            later(r, wait::cancel);
+            later(source, r, wait::cancel);
         }
     }
 
     private Ledger.Wait open(String what, SyncEngine engine, Expect expect, int items, Duration timeout,
                              Runnable onEnd) {
-        long bound = timeout.equals(SyncPoint.FOREVER) ? TimeUnit.SECONDS.toNanos(60) : timeout.toNanos();
-        return ledger.open(what, engine, expect, items, bound, onEnd);
+        boolean unbounded = timeout.equals(SyncPoint.FOREVER);
+        Ledger.Wait w = ledger.open(what, engine, expect, items,
+                unbounded ? TimeUnit.SECONDS.toNanos(60) : timeout.toNanos(), onEnd);
+        w.unbounded = unbounded;
+        return w;
     }
 
-    /** Runs {@code action} soon, from one of several threads: inline, an actor, or a Reactor parallel worker. */
-    private void later(Random r, Runnable action) {
+    /**
+     * Runs {@code action} soon, from one of several threads: inline, one of the source's actors, or one of its
+     * Reactor parallel workers. Each source signals on threads of its own, so a driver call that never returns
+     * holds up only its own source's signals, as a housekeeping lane holds up only its own backend.
+     */
+    private void later(TicketSources.Source source, Random r, Runnable action) {
         Runnable guarded = () -> {
             try {
                 action.run();
@@ -405,9 +415,21 @@ public final class BackendSoak {
         };
         switch (r.nextInt(4)) {
             case 0 -> guarded.run();
-            case 1 -> actors.execute(guarded);
-            case 2 -> actors.schedule(guarded, r.nextInt(20_000), TimeUnit.MICROSECONDS);
-            default -> Schedulers.parallel().schedule(guarded, r.nextInt(5_000), TimeUnit.MICROSECONDS);
+            case 1 -> lane(source).actors().execute(guarded);
+            case 2 -> lane(source).actors().schedule(guarded, r.nextInt(20_000), TimeUnit.MICROSECONDS);
+            default -> lane(source).parallel().schedule(guarded, r.nextInt(5_000), TimeUnit.MICROSECONDS);
+        }
+    }
+
+    private SignalLane lane(TicketSources.Source source) {
+        return signalLanes.computeIfAbsent(source.name(), SignalLane::new);
+    }
+
+    /** A source's signalling threads: two actors and two Reactor parallel workers (non-blocking threads). */
+    private record SignalLane(ScheduledExecutorService actors, Scheduler parallel) {
+        SignalLane(String source) {
+            this(Executors.newScheduledThreadPool(2, Thread.ofPlatform().name("soak-" + source + "-actor-", 0)
+                    .daemon().factory()), Schedulers.newParallel("soak-" + source + "-parallel", 2, true));
         }
     }
 
@@ -599,7 +621,8 @@ public final class BackendSoak {
     private String counts() {
         return "waits=" + ledger.subscribed.sum() + " completed=" + ledger.completed.sum() + " timedOut="
                 + ledger.timedOut.sum() + " failed=" + ledger.failed.sum() + " cancelled=" + ledger.cancelled.sum()
-                + " lost=" + ledger.lost.sum() + " lateEnds=" + ledger.lateEnds.sum() + " doubleEnds=" + ledger.doubleEnds.sum() + " wrongOutcomes="
+                + " lost=" + ledger.lost.sum() + " heldUp=" + ledger.heldUp.sum() + " lateEnds="
+                + ledger.lateEnds.sum() + " doubleEnds=" + ledger.doubleEnds.sum() + " wrongOutcomes="
                 + ledger.wrongOutcomes.sum() + " notSignalled=" + ledger.notSignalled.sum() + " problems="
                 + ledger.problemCount() + " open=" + ledger.liveCount();
     }

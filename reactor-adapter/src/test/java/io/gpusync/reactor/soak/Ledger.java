@@ -36,6 +36,11 @@ final class Ledger {
     final LongAdder wrongOutcomes = new LongAdder();
     /** Waits that timed out where completion was expected, but whose signal the soak never started (its own stall). */
     final LongAdder notSignalled = new LongAdder();
+    /**
+     * Waits without a timeout still unsignalled at their nominal bound: the soak's signal for them is held up (a
+     * signalling thread stuck in a driver call), so nothing the engine does could end them. A problem, not a loss.
+     */
+    final LongAdder heldUp = new LongAdder();
     final LongAdder lost = new LongAdder();
     final LongAdder lateEnds = new LongAdder();
     final AtomicLong maxLateNanos = new AtomicLong();
@@ -80,10 +85,18 @@ final class Ledger {
                 continue;
             }
             if (now - w.deadline > 0 && w.reportedLost.compareAndSet(false, true)) {
-                lost.increment();
                 any = true;
-                problem("lost wait: " + w.what + " (#" + w.id + "), " + (now - w.deadline) / 1_000_000
-                        + " ms past its deadline, engine " + w.engine);
+                String signal = w.signalledAt != 0 ? "signalled " + (now - w.signalledAt) / 1_000_000 + " ms ago"
+                        : w.signalStarted ? "its signal call has not returned" : "its signal has not started";
+                if (w.unbounded && w.signalledAt == 0) {
+                    heldUp.increment();
+                    problem("held-up signal: " + w.what + " (#" + w.id + "), no timeout, " + signal
+                            + " " + (now - w.openedAt) / 1_000_000 + " ms after subscription, engine " + w.engine);
+                } else {
+                    lost.increment();
+                    problem("lost wait: " + w.what + " (#" + w.id + "), " + (now - w.deadline) / 1_000_000
+                            + " ms past its deadline, " + signal + ", engine " + w.engine);
+                }
             }
         }
         if (any && now - lastDumpNanos > 30_000_000_000L) {
@@ -117,6 +130,8 @@ final class Ledger {
         final AtomicBoolean reportedLost = new AtomicBoolean();
         volatile long deadline;
         volatile long signalledAt;
+        /** Subscribed without a timeout: only its signal (or a cancel) bounds it. */
+        volatile boolean unbounded;
         /** Subscribed without a timeout, to be cancelled by the soak: only that cancel (when it runs) ends it. */
         volatile boolean endsOnlyByCancel;
         /** Whether the soak has started every signal the wait needs (a call into a driver may not have returned). */
