@@ -10,10 +10,13 @@
 // With "egl", EGL is initialised (surfaceless) and a thread keeps a GL context busy with fences, as the soak's EGL
 // source does; NVIDIA's helper threads in that report were started from its EGL library. With "ctxchurn" that thread
 // destroys its context and makes a fresh one every 200 fences: the whole suite hung with eglDestroyContext (a GL test
-// class closing its producer) beside vkDestroyDevice (an earlier test's device).
+// class closing its producer) beside vkDestroyDevice (an earlier test's device). With "steady", a second device lives
+// for the whole run, as the soak's own Vulkan source's does, with waiter threads that never end inside its
+// vkWaitSemaphores and points the signaller signals too: in the soak, a churned device is always destroyed while other
+// threads wait on a device that stays (the stall at e81d56d: vkDestroyDevice spinning, every other NVIDIA call queued).
 //
 //   gcc -O2 -o vk_wait_any_churn vk_wait_any_churn.c -lvulkan -lEGL -lGLESv2 -lpthread
-//   EGL_PLATFORM=surfaceless ./vk_wait_any_churn SECONDS [linger] [egl [ctxchurn]]
+//   EGL_PLATFORM=surfaceless ./vk_wait_any_churn SECONDS [linger] [steady] [egl [ctxchurn]]
 //
 // Same output and exit codes as the other probes (watchdog.h): "STALL" and exit 2, or "NO STALL" and exit 0.
 #define _GNU_SOURCE
@@ -47,6 +50,8 @@ typedef struct {
     VkSemaphore points[POINTS];
     uint64_t point_values[POINTS];
     VkSemaphore wake;
+    PFN_vkWaitSemaphores wait_semaphores;    // device-level entry points: this device's own
+    PFN_vkSignalSemaphore signal_semaphore;
     uint64_t wake_signalled;
     pthread_mutex_t wake_lock;
     volatile int waiters_done;    // the waiters stop waiting
@@ -55,9 +60,7 @@ typedef struct {
     pthread_t waiter[WAITERS];
 } churned_t;
 
-static int linger, ctx_churn, waiter_slots[WAITERS], destroyer_slot;
-static PFN_vkWaitSemaphores wait_semaphores;
-static PFN_vkSignalSemaphore signal_semaphore;
+static int linger, ctx_churn, waiter_slots[WAITERS], steady_slots[WAITERS], destroyer_slot;
 
 static VkSemaphore timeline(VkDevice dev) {
     VkSemaphoreTypeCreateInfo type = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
@@ -72,12 +75,12 @@ static void wake_up(churned_t *c) {
     pthread_mutex_lock(&c->wake_lock);
     VkSemaphoreSignalInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO, .semaphore = c->wake,
                                 .value = c->wake_signalled + 1};
-    check(signal_semaphore(c->dev, &si), "vkSignalSemaphore(wake)");
+    check(c->signal_semaphore(c->dev, &si), "vkSignalSemaphore(wake)");
     c->wake_signalled++;
     pthread_mutex_unlock(&c->wake_lock);
 }
 
-static churned_t *current;
+static churned_t *current, *steady; // the churned device of the moment; the device that lives for the whole run
 static int waiter_index;
 
 static void *waiter_main(void *arg) { // a churned engine's wait-set thread
@@ -98,7 +101,7 @@ static void *waiter_main(void *arg) { // a churned engine's wait-set thread
         VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, .flags = VK_SEMAPHORE_WAIT_ANY_BIT,
                                   .semaphoreCount = POINTS + 1, .pSemaphores = sems, .pValues = values};
         in_call[me] = "vkWaitSemaphores(WAIT_ANY)";
-        check(wait_semaphores(c->dev, &wi, 50000000ull), "vkWaitSemaphores");
+        check(c->wait_semaphores(c->dev, &wi, 50000000ull), "vkWaitSemaphores");
         in_call[me] = "idle";
         progress[me]++;
     }
@@ -110,7 +113,7 @@ static void *signaller_main(void *arg) { // host signals of the current device's
     int me = (int) (long) arg;
     unsigned seed = 7;
     while (!stop) {
-        churned_t *c = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+        churned_t *c = steady != NULL && rand_r(&seed) % 2 ? steady : __atomic_load_n(&current, __ATOMIC_ACQUIRE);
         if (c != NULL) {
             int i = rand_r(&seed) % (POINTS + 1);
             if (i == POINTS) {
@@ -121,7 +124,7 @@ static void *signaller_main(void *arg) { // host signals of the current device's
                 VkSemaphoreSignalInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO,
                                             .semaphore = c->points[i], .value = v};
                 in_call[me] = "vkSignalSemaphore(point)";
-                check(signal_semaphore(c->dev, &si), "vkSignalSemaphore");
+                check(c->signal_semaphore(c->dev, &si), "vkSignalSemaphore");
             } else { // an empty batch that signals the next value from the queue, as the soak's queue tickets do
                 uint64_t v = __atomic_add_fetch(&c->point_values[i], 1, __ATOMIC_RELAXED);
                 VkTimelineSemaphoreSubmitInfo ts = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
@@ -157,36 +160,43 @@ static void *destroy_main(void *arg) { // the test kit's destroying thread
     return NULL;
 }
 
+// A device with its points and wake-up semaphore (calls named in slot me), and WAITERS waiter threads on it.
+static churned_t *make_device(int me, const int *slots) {
+    churned_t *c = calloc(1, sizeof(churned_t));
+    pthread_mutex_init(&c->wake_lock, NULL);
+    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .apiVersion = VK_API_VERSION_1_2};
+    VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app};
+    in_call[me] = "vkCreateInstance";
+    check(vkCreateInstance(&ici, NULL, &c->inst), "vkCreateInstance");
+    uint32_t n = 1;
+    VkPhysicalDevice pd;
+    in_call[me] = "vkEnumeratePhysicalDevices";
+    vkEnumeratePhysicalDevices(c->inst, &n, &pd);
+    float prio = 1.0f;
+    VkDeviceQueueCreateInfo q = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueCount = 1,
+                                 .pQueuePriorities = &prio};
+    VkPhysicalDeviceTimelineSemaphoreFeatures tf = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES, .timelineSemaphore = VK_TRUE};
+    VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &tf,
+                              .queueCreateInfoCount = 1, .pQueueCreateInfos = &q};
+    in_call[me] = "vkCreateDevice";
+    check(vkCreateDevice(pd, &dci, NULL, &c->dev), "vkCreateDevice");
+    vkGetDeviceQueue(c->dev, 0, 0, &c->queue);
+    c->wait_semaphores = (PFN_vkWaitSemaphores) vkGetDeviceProcAddr(c->dev, "vkWaitSemaphores");
+    c->signal_semaphore = (PFN_vkSignalSemaphore) vkGetDeviceProcAddr(c->dev, "vkSignalSemaphore");
+    in_call[me] = "vkCreateSemaphore";
+    for (int i = 0; i < POINTS; i++) c->points[i] = timeline(c->dev);
+    c->wake = timeline(c->dev);
+    memcpy(c->slot, slots, sizeof(c->slot));
+    for (int i = 0; i < WAITERS; i++) pthread_create(&c->waiter[i], NULL, waiter_main, c);
+    in_call[me] = "idle";
+    return c;
+}
+
 static void *churn_main(void *arg) { // the soak's device churn
     int me = (int) (long) arg;
     while (!stop) {
-        churned_t *c = calloc(1, sizeof(churned_t));
-        pthread_mutex_init(&c->wake_lock, NULL);
-        VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .apiVersion = VK_API_VERSION_1_2};
-        VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app};
-        in_call[me] = "vkCreateInstance";
-        check(vkCreateInstance(&ici, NULL, &c->inst), "vkCreateInstance");
-        uint32_t n = 1;
-        VkPhysicalDevice pd;
-        in_call[me] = "vkEnumeratePhysicalDevices";
-        vkEnumeratePhysicalDevices(c->inst, &n, &pd);
-        float prio = 1.0f;
-        VkDeviceQueueCreateInfo q = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueCount = 1,
-                                     .pQueuePriorities = &prio};
-        VkPhysicalDeviceTimelineSemaphoreFeatures tf = {
-            .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES, .timelineSemaphore = VK_TRUE};
-        VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &tf,
-                                  .queueCreateInfoCount = 1, .pQueueCreateInfos = &q};
-        in_call[me] = "vkCreateDevice";
-        check(vkCreateDevice(pd, &dci, NULL, &c->dev), "vkCreateDevice");
-        vkGetDeviceQueue(c->dev, 0, 0, &c->queue);
-        wait_semaphores = (PFN_vkWaitSemaphores) vkGetDeviceProcAddr(c->dev, "vkWaitSemaphores");
-        signal_semaphore = (PFN_vkSignalSemaphore) vkGetDeviceProcAddr(c->dev, "vkSignalSemaphore");
-        in_call[me] = "vkCreateSemaphore";
-        for (int i = 0; i < POINTS; i++) c->points[i] = timeline(c->dev);
-        c->wake = timeline(c->dev);
-        memcpy(c->slot, waiter_slots, sizeof(c->slot));
-        for (int i = 0; i < WAITERS; i++) pthread_create(&c->waiter[i], NULL, waiter_main, c);
+        churned_t *c = make_device(me, waiter_slots);
         __atomic_store_n(&current, c, __ATOMIC_RELEASE);
         in_call[me] = "idle";
         usleep(500000 + rand() % 1000000); // the device's life, with waits and signals
@@ -258,19 +268,25 @@ static void label(void) {
 
 int main(int argc, char **argv) {
     int seconds = argc > 1 ? atoi(argv[1]) : 60;
-    int egl = 0;
+    int egl = 0, steady_on = 0;
     for (int i = 2; i < argc; i++) {
         linger |= strcmp(argv[i], "linger") == 0;
         egl |= strcmp(argv[i], "egl") == 0;
         ctx_churn |= strcmp(argv[i], "ctxchurn") == 0;
+        steady_on |= strcmp(argv[i], "steady") == 0;
     }
-    printf("Vulkan device churn, %d WAIT_ANY waiter threads per device (%s), host and queue signals%s%s\n", WAITERS,
-           linger ? "parked until after the destroy" : "ended before the destroy", egl ? ", GL fences on EGL" : "",
+    printf("Vulkan device churn, %d WAIT_ANY waiter threads per device (%s), host and queue signals%s%s%s\n", WAITERS,
+           linger ? "parked until after the destroy" : "ended before the destroy",
+           steady_on ? ", a steady device waited on throughout" : "", egl ? ", GL fences on EGL" : "",
            egl && ctx_churn ? " (a fresh context every 200)" : "");
     pthread_t t[THREADS];
     int k = 0;
     for (int i = 0; i < WAITERS; i++) waiter_slots[i] = reg("waiter");
     destroyer_slot = reg("destroyer");
+    if (steady_on) {
+        for (int i = 0; i < WAITERS; i++) steady_slots[i] = reg("steady-waiter");
+        steady = make_device(reg("steady-device"), steady_slots);
+    }
     pthread_create(&t[k++], NULL, churn_main, (void *) (long) reg("devices"));
     pthread_create(&t[k++], NULL, signaller_main, (void *) (long) reg("signaller"));
     if (egl) pthread_create(&t[k++], NULL, gl_main, (void *) (long) reg("gl"));
