@@ -14,9 +14,13 @@
 // for the whole run, as the soak's own Vulkan source's does, with waiter threads that never end inside its
 // vkWaitSemaphores and points the signaller signals too: in the soak, a churned device is always destroyed while other
 // threads wait on a device that stays (the stall at e81d56d: vkDestroyDevice spinning, every other NVIDIA call queued).
+// With "gpuwait" (implies "steady"), the steady device's queue is kept waiting on the GPU for a timeline value that only
+// a later host signal gives (1-100 ms on), as the soak's queue tickets and CUDA's and vkd3d's queue waits do: should a
+// destroy hold the driver's lock until the GPU is idle, that host signal would queue behind it, and the two would wait
+// for each other.
 //
 //   gcc -O2 -o vk_wait_any_churn vk_wait_any_churn.c -lvulkan -lEGL -lGLESv2 -lpthread
-//   EGL_PLATFORM=surfaceless ./vk_wait_any_churn SECONDS [linger] [steady] [egl [ctxchurn]]
+//   EGL_PLATFORM=surfaceless ./vk_wait_any_churn SECONDS [linger] [steady | gpuwait] [egl [ctxchurn]]
 //
 // Same output and exit codes as the other probes (watchdog.h): "STALL" and exit 2, or "NO STALL" and exit 0.
 #define _GNU_SOURCE
@@ -119,7 +123,7 @@ static void *signaller_main(void *arg) { // host signals of the current device's
             if (i == POINTS) {
                 in_call[me] = "vkSignalSemaphore(wake)";
                 wake_up(c);
-            } else if (rand_r(&seed) % 2) {
+            } else if (i < POINTS / 2) { // host-signalled points and queue-signalled ones apart: each only grows
                 uint64_t v = __atomic_add_fetch(&c->point_values[i], 1, __ATOMIC_RELAXED);
                 VkSemaphoreSignalInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO,
                                             .semaphore = c->points[i], .value = v};
@@ -132,12 +136,43 @@ static void *signaller_main(void *arg) { // host signals of the current device's
                 VkSubmitInfo sub = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .pNext = &ts,
                                     .signalSemaphoreCount = 1, .pSignalSemaphores = &c->points[i]};
                 in_call[me] = "vkQueueSubmit(signal point)";
+                pthread_mutex_lock(&c->wake_lock); // the queue is externally synchronised: gpuwait submits on it too
                 check(vkQueueSubmit(c->queue, 1, &sub, VK_NULL_HANDLE), "vkQueueSubmit");
+                pthread_mutex_unlock(&c->wake_lock);
             }
             in_call[me] = "idle";
             progress[me]++;
         }
         usleep(200 + rand_r(&seed) % 2000);
+    }
+    return NULL;
+}
+
+static void *gpu_waiter_main(void *arg) { // the steady queue waits on the GPU for a value a host signal gives later
+    int me = (int) (long) arg;
+    churned_t *c = steady;
+    VkSemaphore gate = timeline(c->dev), after = timeline(c->dev); // the batch waits on gate, then signals after
+    unsigned seed = 11;
+    for (uint64_t v = 1; !stop; v++) {
+        VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+        uint64_t done = v;
+        VkTimelineSemaphoreSubmitInfo ts = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+                                            .waitSemaphoreValueCount = 1, .pWaitSemaphoreValues = &v,
+                                            .signalSemaphoreValueCount = 1, .pSignalSemaphoreValues = &done};
+        VkSubmitInfo sub = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .pNext = &ts, .waitSemaphoreCount = 1,
+                            .pWaitSemaphores = &gate, .pWaitDstStageMask = &stage, .signalSemaphoreCount = 1,
+                            .pSignalSemaphores = &after};
+        in_call[me] = "vkQueueSubmit(wait on the gate)";
+        pthread_mutex_lock(&c->wake_lock); // the queue is externally synchronised: the signaller submits on it too
+        check(vkQueueSubmit(c->queue, 1, &sub, VK_NULL_HANDLE), "vkQueueSubmit(gate)");
+        pthread_mutex_unlock(&c->wake_lock);
+        in_call[me] = "idle";
+        usleep(1000 + rand_r(&seed) % 100000); // the queue waits on the GPU meanwhile
+        VkSemaphoreSignalInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO, .semaphore = gate, .value = v};
+        in_call[me] = "vkSignalSemaphore(gate)";
+        check(c->signal_semaphore(c->dev, &si), "vkSignalSemaphore(gate)");
+        in_call[me] = "idle";
+        progress[me]++;
     }
     return NULL;
 }
@@ -268,16 +303,19 @@ static void label(void) {
 
 int main(int argc, char **argv) {
     int seconds = argc > 1 ? atoi(argv[1]) : 60;
-    int egl = 0, steady_on = 0;
+    int egl = 0, steady_on = 0, gpu_wait = 0;
     for (int i = 2; i < argc; i++) {
         linger |= strcmp(argv[i], "linger") == 0;
         egl |= strcmp(argv[i], "egl") == 0;
         ctx_churn |= strcmp(argv[i], "ctxchurn") == 0;
         steady_on |= strcmp(argv[i], "steady") == 0;
+        gpu_wait |= strcmp(argv[i], "gpuwait") == 0;
     }
-    printf("Vulkan device churn, %d WAIT_ANY waiter threads per device (%s), host and queue signals%s%s%s\n", WAITERS,
+    steady_on |= gpu_wait;
+    printf("Vulkan device churn, %d WAIT_ANY waiter threads per device (%s), host and queue signals%s%s%s%s\n", WAITERS,
            linger ? "parked until after the destroy" : "ended before the destroy",
-           steady_on ? ", a steady device waited on throughout" : "", egl ? ", GL fences on EGL" : "",
+           steady_on ? ", a steady device waited on throughout" : "",
+           gpu_wait ? " (its queue waiting on host-signalled values)" : "", egl ? ", GL fences on EGL" : "",
            egl && ctx_churn ? " (a fresh context every 200)" : "");
     pthread_t t[THREADS];
     int k = 0;
@@ -287,6 +325,7 @@ int main(int argc, char **argv) {
         for (int i = 0; i < WAITERS; i++) steady_slots[i] = reg("steady-waiter");
         steady = make_device(reg("steady-device"), steady_slots);
     }
+    if (gpu_wait) pthread_create(&t[k++], NULL, gpu_waiter_main, (void *) (long) reg("gpu-waiter"));
     pthread_create(&t[k++], NULL, churn_main, (void *) (long) reg("devices"));
     pthread_create(&t[k++], NULL, signaller_main, (void *) (long) reg("signaller"));
     if (egl) pthread_create(&t[k++], NULL, gl_main, (void *) (long) reg("gl"));
