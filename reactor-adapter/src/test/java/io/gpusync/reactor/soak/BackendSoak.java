@@ -7,7 +7,6 @@ import io.gpusync.reactor.soak.Ledger.Expect;
 import io.gpusync.test.vulkan.VulkanContext;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
-import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
@@ -59,7 +58,7 @@ public final class BackendSoak {
     /** Where engine churn disposes engines from. */
     private final ScheduledExecutorService actors = Executors.newScheduledThreadPool(2,
             Thread.ofPlatform().name("soak-actor-", 0).daemon().factory());
-    private final Map<String, SignalLane> signalLanes = new ConcurrentHashMap<>();
+    private final SignalLanes signalLanes = new SignalLanes();
     /** Finishing a ticket may wait for its signal to land: never on the threads that give the signals. */
     private final java.util.concurrent.ExecutorService finishers = Executors.newCachedThreadPool(
             Thread.ofPlatform().name("soak-finisher-", 0).daemon().factory());
@@ -398,11 +397,7 @@ public final class BackendSoak {
         return w;
     }
 
-    /**
-     * Runs {@code action} soon, from one of several threads: inline, one of the source's actors, or one of its
-     * Reactor parallel workers. Each source signals on threads of its own, so a driver call that never returns
-     * holds up only its own source's signals, as a housekeeping lane holds up only its own backend.
-     */
+    /** Runs {@code action} soon, from one of several threads: inline, or on the source's {@link SignalLanes lane}. */
     private void later(TicketSources.Source source, Random r, Runnable action) {
         Runnable guarded = () -> {
             try {
@@ -413,24 +408,9 @@ public final class BackendSoak {
                 }
             }
         };
-        switch (r.nextInt(4)) {
-            case 0 -> guarded.run();
-            case 1 -> lane(source).actors().execute(guarded);
-            case 2 -> lane(source).actors().schedule(guarded, r.nextInt(20_000), TimeUnit.MICROSECONDS);
-            default -> lane(source).parallel().schedule(guarded, r.nextInt(5_000), TimeUnit.MICROSECONDS);
-        }
-    }
-
-    private SignalLane lane(TicketSources.Source source) {
-        return signalLanes.computeIfAbsent(source.name(), SignalLane::new);
-    }
-
-    /** A source's signalling threads: two actors and two Reactor parallel workers (non-blocking threads). */
-    private record SignalLane(ScheduledExecutorService actors, Scheduler parallel) {
-        SignalLane(String source) {
-            this(Executors.newScheduledThreadPool(2, Thread.ofPlatform().name("soak-" + source + "-actor-", 0)
-                    .daemon().factory()), Schedulers.newParallel("soak-" + source + "-parallel", 2, true));
-        }
+        SignalLanes.Path path = SignalLanes.Path.values()[r.nextInt(4)];
+        long delayMicros = r.nextInt(path == SignalLanes.Path.ACTOR_LATER ? 20_000 : 5_000);
+        signalLanes.run(source.name(), path, delayMicros, guarded);
     }
 
     private void count(String what) {
