@@ -14,8 +14,8 @@ import java.util.concurrent.TimeUnit;
  * event).
  *
  * <p><b>Lanes.</b> Each backend has a lane of its own, named by the package of the task (or, for
- * {@link #execute(Object, Runnable)}, of what it releases): {@code gpusync-housekeeping-vulkan},
- * {@code gpusync-housekeeping-opencl}, and so on. A driver call that never returns holds up its own lane only, so
+ * {@link #execute(Object, Runnable)}, of what it releases, or of the class it is given):
+ * {@code gpusync-housekeeping-vulkan}, {@code gpusync-housekeeping-opencl}, and so on. A driver call that never returns holds up its own lane only, so
  * another backend's releases and sweeps go on.
  *
  * <p><b>Threading.</b> A lane is one daemon platform thread, started on first use and ended after a second of
@@ -38,7 +38,7 @@ public final class Housekeeping {
     }
 
     private static ScheduledThreadPoolExecutor lane(Object owner) {
-        String name = owner.getClass().getPackageName();
+        String name = (owner instanceof Class<?> type ? type : owner.getClass()).getPackageName();
         Map<String, ScheduledThreadPoolExecutor> lanes =
                 ProcessServices.get().service(Housekeeping.class, Housekeeping::new).lanes;
         ScheduledThreadPoolExecutor lane = lanes.get(name);
@@ -60,7 +60,10 @@ public final class Housekeeping {
         execute(task, task);
     }
 
-    /** Runs {@code task} soon, in the lane of {@code releasing}'s package (what the task releases). */
+    /**
+     * Runs {@code task} soon, in the lane of {@code releasing}'s package (what the task releases; a {@link Class}
+     * names its own package).
+     */
     public static void execute(Object releasing, Runnable task) {
         Runnable logged = logging(task);
         try {

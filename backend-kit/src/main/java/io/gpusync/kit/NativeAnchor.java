@@ -24,7 +24,8 @@ import java.util.function.Supplier;
  * <p><b>Where the release runs.</b> An {@link #adopt} release — a quick, non-blocking destroy call — runs on
  * the thread that dropped the last hold, except when that thread must not make driver calls: inside a
  * driver's upcall ({@link UpcallRegistry#inUpcall()}) or on gpusync's {@code Cleaner} thread; it then runs on
- * gpusync's housekeeping thread of the release's backend (its lane, by the release action's package). A
+ * gpusync's housekeeping thread of the release's backend (its lane, by the release action's package, or for a
+ * borrowed anchor by the backend it names). A
  * {@link #adoptBlocking} release (one that may wait: a {@code vkDeviceWaitIdle}, an EGL context bind) always runs
  * on a housekeeping thread, so it never blocks a driver thread, an event loop or the {@code Cleaner}.
  * {@link #isReleased()} turns {@code true} when the last hold drops, possibly just before a moved release has
@@ -42,15 +43,17 @@ public final class NativeAnchor {
 
     private final String what;
     private final Runnable release;
+    private final Object lane;
     private final boolean mayBlock;
     private final AtomicLong holds = new AtomicLong(0);
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     private volatile boolean released;
     private volatile boolean claimedOnce;
 
-    private NativeAnchor(String what, Runnable release, boolean mayBlock) {
+    private NativeAnchor(String what, Runnable release, Object lane, boolean mayBlock) {
         this.what = what;
         this.release = release;
+        this.lane = lane;
         this.mayBlock = mayBlock;
     }
 
@@ -59,7 +62,7 @@ public final class NativeAnchor {
      * block (see the class comment for the thread it runs on).
      */
     public static NativeAnchor adopt(String what, Runnable release) {
-        return new NativeAnchor(what, Objects.requireNonNull(release, "release"), false);
+        return new NativeAnchor(what, Objects.requireNonNull(release, "release"), release, false);
     }
 
     /**
@@ -67,12 +70,16 @@ public final class NativeAnchor {
      * go idle, binds a context): it always runs on gpusync's housekeeping thread.
      */
     public static NativeAnchor adoptBlocking(String what, Runnable release) {
-        return new NativeAnchor(what, Objects.requireNonNull(release, "release"), true);
+        return new NativeAnchor(what, Objects.requireNonNull(release, "release"), release, true);
     }
 
-    /** An anchor over a borrowed primitive: the caller destroys it, gpusync never does. */
-    public static NativeAnchor borrow(String what) {
-        return new NativeAnchor(what, null, false);
+    /**
+     * An anchor over a borrowed primitive: the caller destroys it, gpusync never does. {@code backend} is a class
+     * of the borrowing backend: when the last hold drops where no driver call may be made, {@link #whenReleased()}
+     * completes in that backend's housekeeping lane, so a dependant that never returns holds up no other backend.
+     */
+    public static NativeAnchor borrow(Class<?> backend, String what) {
+        return new NativeAnchor(what, null, Objects.requireNonNull(backend, "backend"), false);
     }
 
     /** Whether the primitive has been released (or, for a borrowed one, given up). */
@@ -133,7 +140,7 @@ public final class NativeAnchor {
             // a borrowed anchor runs no release, but whoever waits for it to be let go runs code here
             if (mayBlock ? !Housekeeping.isCurrentThread()
                     : UpcallRegistry.inUpcall() || Thread.currentThread() instanceof CleanerThread) {
-                Housekeeping.execute(release != null ? release : this, this::runRelease); // the backend's lane
+                Housekeeping.execute(lane, this::runRelease); // the backend's lane
             } else {
                 runRelease();
             }

@@ -4,7 +4,10 @@ import org.junit.jupiter.api.Test;
 
 import io.gpusync.internal.UpcallRegistry;
 
+import java.util.ArrayList;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -45,7 +48,7 @@ class NativeAnchorTest {
 
     @Test
     void aBorrowedPrimitiveIsNeverReleasedByUs() {
-        NativeAnchor anchor = NativeAnchor.borrow("caller's semaphore");
+        NativeAnchor anchor = NativeAnchor.borrow(NativeAnchorTest.class, "caller's semaphore");
         anchor.claim(new Object()).close();
         assertThat(anchor.isAdopted()).isFalse();
         assertThat(anchor.isReleased()).isTrue(); // given up, nothing was destroyed
@@ -53,7 +56,7 @@ class NativeAnchorTest {
 
     @Test
     void aBorrowedPrimitiveIsLetGoOnlyOnceTheLastWaitInProgressHasReturned() {
-        NativeAnchor anchor = NativeAnchor.borrow("caller's fence");
+        NativeAnchor anchor = NativeAnchor.borrow(NativeAnchorTest.class, "caller's fence");
         NativeAnchor.Claim claim = anchor.claim(new Object());
         CompletableFuture<Void> letGo = anchor.whenReleased().toCompletableFuture();
         claim.enter();   // a pool thread inside the driver's wait
@@ -95,6 +98,41 @@ class NativeAnchorTest {
         long key = registry.register(claim);
         registry.fire(key, NativeAnchor.Claim::close); // as a driver's callback thread would
         assertThat(ranOn.get(5, TimeUnit.SECONDS).getName()).isEqualTo("gpusync-housekeeping-kit");
+    }
+
+    @Test
+    void aBorrowedPrimitiveLetGoInAnUpcallIsHandedOnInItsBackendsLaneSoAStuckDependantHoldsUpNoOtherBackend()
+            throws Exception {
+        UpcallRegistry<NativeAnchor.Claim> registry = new UpcallRegistry<>("test");
+        CountDownLatch userCodeReturns = new CountDownLatch(1);
+        try {
+            // one backend's borrowed point: what the owner chained on its let-go never returns (a raw destroy stuck)
+            NativeAnchor stuck = NativeAnchor.borrow(ArrayList.class, "caller's semaphore");
+            CompletableFuture<String> stuckRanOn = new CompletableFuture<>();
+            stuck.whenReleased().thenRun(() -> {
+                stuckRanOn.complete(Thread.currentThread().getName());
+                awaitQuietly(userCodeReturns);
+            });
+            registry.fire(registry.register(stuck.claim(new Object())), NativeAnchor.Claim::close);
+            assertThat(stuckRanOn.get(5, TimeUnit.SECONDS)).isEqualTo("gpusync-housekeeping-util");
+
+            // another backend's borrowed point, let go in a driver's callback too
+            NativeAnchor other = NativeAnchor.borrow(Executor.class, "caller's event");
+            CompletableFuture<String> otherRanOn = new CompletableFuture<>();
+            other.whenReleased().thenRun(() -> otherRanOn.complete(Thread.currentThread().getName()));
+            registry.fire(registry.register(other.claim(new Object())), NativeAnchor.Claim::close);
+            assertThat(otherRanOn.get(5, TimeUnit.SECONDS)).isEqualTo("gpusync-housekeeping-concurrent");
+        } finally {
+            userCodeReturns.countDown();
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Test

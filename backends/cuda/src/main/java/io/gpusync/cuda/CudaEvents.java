@@ -43,7 +43,8 @@ public final class CudaEvents {
         requireHandle(event, "event");
         CudaDriver.ensure();
         MemorySegment ctx = CudaDriver.contextOrCurrent(context, "CudaEvents.borrow");
-        return point(event, ctx, device, NativeAnchor.borrow("borrowed CUevent " + CudaDriver.hex(event)));
+        return point(event, ctx, device,
+                NativeAnchor.borrow(CudaEvents.class, "borrowed CUevent " + CudaDriver.hex(event)));
     }
 
     /** A point over a borrowed event of {@code context} (NULL: current); the device is asked of the context. */
@@ -52,7 +53,7 @@ public final class CudaEvents {
         CudaDriver.ensure();
         MemorySegment ctx = CudaDriver.contextOrCurrent(context, "CudaEvents.borrow");
         return point(event, ctx, CudaDriver.deviceOf(ctx),
-                NativeAnchor.borrow("borrowed CUevent " + CudaDriver.hex(event)));
+                NativeAnchor.borrow(CudaEvents.class, "borrowed CUevent " + CudaDriver.hex(event)));
     }
 
     /** {@link #borrow(MemorySegment, MemorySegment)} for raw addresses (JCuda, JavaCPP); {@code context} 0 = current. */

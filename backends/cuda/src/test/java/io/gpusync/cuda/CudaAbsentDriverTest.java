@@ -52,7 +52,7 @@ class CudaAbsentDriverTest {
 
             // a waiter that exists (built directly) cannot reach the driver either
             CudaEventSyncWaiter waiter = new CudaEventSyncWaiter(CudaDriverService.get(), FAKE_EVENT, FAKE_CONTEXT, 0,
-                    NativeAnchor.borrow("fake event"));
+                    NativeAnchor.borrow(CudaAbsentDriverTest.class, "fake event"));
             assertThat(waiter.backend()).isEqualTo(BackendKind.CUDA);
             assertThat(((SyncWaiter) waiter).asCudaEventWaiter()).containsSame(waiter);
             notSupported(() -> waiter.waitOnForeignStream(MemorySegment.NULL));

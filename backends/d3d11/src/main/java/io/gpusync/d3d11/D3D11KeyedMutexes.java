@@ -37,7 +37,8 @@ public final class D3D11KeyedMutexes {
     /** A point acquiring {@code keyedMutex} at {@code key}; the caller keeps it alive. */
     public static SyncPoint.D3D11 borrow(MemorySegment keyedMutex, long key) {
         MemorySegment mutex = check(keyedMutex);
-        return point(mutex, key, NativeAnchor.borrow("IDXGIKeyedMutex 0x" + Long.toHexString(mutex.address())));
+        return point(mutex, key,
+                NativeAnchor.borrow(D3D11KeyedMutexes.class, "IDXGIKeyedMutex 0x" + Long.toHexString(mutex.address())));
     }
 
     private static SyncPoint.D3D11 point(MemorySegment mutex, long key, NativeAnchor anchor) {

@@ -33,7 +33,7 @@ final class Fence {
 
     /** A fence the caller releases; gpusync never does. */
     static Fence borrow(D3d12Native d3d12, MemorySegment fence) {
-        return new Fence(d3d12, fence, NativeAnchor.borrow("ID3D12Fence " + hex(fence.address())));
+        return new Fence(d3d12, fence, NativeAnchor.borrow(Fence.class, "ID3D12Fence " + hex(fence.address())));
     }
 
     /**

@@ -75,7 +75,8 @@ public final class EglSyncs {
     public static SyncPoint.OpenGLSync borrow(MemorySegment display, MemorySegment sync) {
         validate(display, sync);
         return new SyncPoint.OpenGLSync(sync, GlBackend.EGL,
-                new EglSyncWaiter(display, sync, NativeAnchor.borrow("EGLSync " + EglNative.hex(sync))));
+                new EglSyncWaiter(display, sync,
+                        NativeAnchor.borrow(EglSyncs.class, "EGLSync " + EglNative.hex(sync))));
     }
 
     /** {@link #borrow(MemorySegment, MemorySegment)} from raw handle values. */

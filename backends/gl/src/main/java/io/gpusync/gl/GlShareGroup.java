@@ -121,7 +121,8 @@ public final class GlShareGroup implements AutoCloseable {
     public SyncPoint.OpenGLSync borrowGlSync(MemorySegment glsync) {
         requireSync(glsync);
         return new SyncPoint.OpenGLSync(glsync, GlBackend.EGL,
-                new GlSyncWaiter(this, glsync, NativeAnchor.borrow("GLsync " + EglNative.hex(glsync))));
+                new GlSyncWaiter(this, glsync,
+                        NativeAnchor.borrow(GlShareGroup.class, "GLsync " + EglNative.hex(glsync))));
     }
 
     /** {@link #borrowGlSync(MemorySegment)} from a raw {@code GLsync} value. */

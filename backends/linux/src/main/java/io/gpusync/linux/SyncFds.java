@@ -37,7 +37,7 @@ public final class SyncFds {
     public static SyncPoint borrow(int fd) {
         requireNonNegative(fd);
         NativeAccess.require(BackendKind.LINUX, "fd " + fd);
-        return new SyncPoint.SyncFd(fd, new SyncFdWaiter(fd, NativeAnchor.borrow("fd " + fd)));
+        return new SyncPoint.SyncFd(fd, new SyncFdWaiter(fd, NativeAnchor.borrow(SyncFds.class, "fd " + fd)));
     }
 
     /**

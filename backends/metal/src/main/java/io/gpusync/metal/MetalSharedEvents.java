@@ -36,7 +36,7 @@ public final class MetalSharedEvents {
     /** A point at {@code value} on {@code sharedEvent}; the caller keeps it alive. */
     public static SyncPoint.Metal borrow(MemorySegment sharedEvent, long value) {
         MemorySegment event = check(sharedEvent);
-        return point(event, value, NativeAnchor.borrow(describe(event)));
+        return point(event, value, NativeAnchor.borrow(MetalSharedEvents.class, describe(event)));
     }
 
     private static SyncPoint.Metal point(MemorySegment event, long value, NativeAnchor anchor) {

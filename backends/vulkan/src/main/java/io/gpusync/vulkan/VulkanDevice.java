@@ -367,7 +367,8 @@ public final class VulkanDevice implements AutoCloseable {
     }
 
     private NativeAnchor anchor(boolean adopt, String what, long semaphore, long fence) {
-        return adopt ? HandleRelease.anchor(state, what, semaphore, fence) : NativeAnchor.borrow(what);
+        return adopt ? HandleRelease.anchor(state, what, semaphore, fence)
+                : NativeAnchor.borrow(VulkanDevice.class, what);
     }
 
     /** Runs {@code action} with the device held (this view must be open). */
