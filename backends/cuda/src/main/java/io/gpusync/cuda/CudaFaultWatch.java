@@ -95,6 +95,12 @@ final class CudaFaultWatch {
         vouched.put(context, System.nanoTime());
     }
 
+    /** Whether a driver query in {@code context} succeeded less than {@code interval} before {@code now}. */
+    boolean vouchedWithin(long context, long now, long interval) {
+        Long at = vouched.get(context);
+        return at != null && now - at < interval;
+    }
+
     /** The watch thread, null before its first wake-up and after it ended (tests). */
     Thread watchThread() {
         return thread.thread();

@@ -74,7 +74,7 @@ final class CudaTimelineWaiter implements SignalCallbackWaiter, io.gpusync.spi.C
                     @Override
                     public SpinThenPark.Armed arm(Thread thread) {
                         SpinThenPark.ParkingSlot unparker = new SpinThenPark.ParkingSlot(thread);
-                        TimelineState.Node node = state.addListener(target, unparker, null);
+                        TimelineListener node = state.addListener(target, unparker, null);
                         unparker.withdrawal(node::cancel);
                         try {
                             state.ensureCovered(target);
@@ -101,7 +101,7 @@ final class CudaTimelineWaiter implements SignalCallbackWaiter, io.gpusync.spi.C
                 listener.signalled();
                 return CallbackRegistration.DONE;
             }
-            TimelineState.Node node = state.addListener(target, listener, claim);
+            TimelineListener node = state.addListener(target, listener, claim);
             handedOver = true; // from here the node owns the hold: completing or cancelling it exits
             try {
                 state.ensureCovered(target);

@@ -4,7 +4,6 @@ import io.gpusync.BackendKind;
 import io.gpusync.SyncException;
 import io.gpusync.SyncInvalidArgumentException;
 import io.gpusync.bindings.cuda.Cuda;
-import io.gpusync.spi.CallbackRegistration;
 import io.gpusync.kit.NativeAnchor;
 import io.gpusync.spi.SignalListener;
 
@@ -12,10 +11,10 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import java.util.Comparator;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -55,15 +54,18 @@ final class TimelineState implements EventSweeper.Sweepable {
 
     // completion side: lock-free
     private final AtomicLong notified = new AtomicLong();   // highest value a stream callback reported (unsigned max)
-    private final ConcurrentSkipListMap<Node, Boolean> listeners = new ConcurrentSkipListMap<>(Node.ORDER);
+    private final ConcurrentSkipListMap<TimelineListener, Boolean> listeners =
+            new ConcurrentSkipListMap<>(TimelineListener.ORDER);
     private final AtomicLong nodeSeq = new AtomicLong();
     final Set<Long> outstandingKeys = ConcurrentHashMap.newKeySet();
     private volatile long nextHealthCheck = System.nanoTime();
+    /** A value the word has had: a probe at or below it skips the read, which the GPU's writes make a cache miss. */
+    private volatile long seen;
     private volatile SyncException failure;
     /** Set (under the lock) once the release has begun: the events and the word are no longer this state's. */
     private volatile boolean released;
     /** Covers of this timeline deferred by the budget: while any is, the sweeper reads the word when a callback of the context runs. */
-    private final java.util.concurrent.atomic.AtomicInteger deferredCovers = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger deferredCovers = new AtomicInteger();
 
     TimelineState(CudaDriverService service, MemorySegment word, long devicePointer, MemorySegment context,
                   int device, PinnedWordPool pool, Runnable afterRelease) {
@@ -91,7 +93,7 @@ final class TimelineState implements EventSweeper.Sweepable {
      * {@link io.gpusync.DeviceLostException} instead of {@code false} forever.
      */
     boolean reached(long target) {
-        if (Long.compareUnsigned(read(), target) >= 0) {
+        if (Long.compareUnsigned(seen, target) >= 0 || readReaches(target)) {
             return true;
         }
         SyncException f = failure;
@@ -102,10 +104,23 @@ final class TimelineState implements EventSweeper.Sweepable {
         long due = nextHealthCheck;
         if (now - due >= 0) {
             nextHealthCheck = now + HEALTH_CHECK_INTERVAL_NANOS;
-            checkHealth();
-            return Long.compareUnsigned(read(), target) >= 0;
+            // one check a context per interval: another timeline's (or the fault watch's) success vouches for this one
+            if (!service.faultWatch().vouchedWithin(context.address(), now, HEALTH_CHECK_INTERVAL_NANOS)) {
+                checkHealth();
+                service.faultWatch().vouch(context.address());
+            }
+            return readReaches(target);
         }
         return false;
+    }
+
+    /** Reads the word; remembers a value higher than {@link #seen} (a lost race only leaves a lower value). */
+    private boolean readReaches(long target) {
+        long value = read();
+        if (Long.compareUnsigned(value, seen) > 0) {
+            seen = value;
+        }
+        return Long.compareUnsigned(value, target) >= 0;
     }
 
     /**
@@ -403,7 +418,8 @@ final class TimelineState implements EventSweeper.Sweepable {
 
     private int completeUpTo(long value) {
         int n = 0;
-        for (Node node : listeners.headMap(new Node(value, Long.MAX_VALUE, null), true).keySet()) {
+        TimelineListener last = new TimelineListener(value, Long.MAX_VALUE, null);
+        for (TimelineListener node : listeners.headMap(last, true).keySet()) {
             try {
                 if (node.complete(null)) {
                     n++;
@@ -416,7 +432,7 @@ final class TimelineState implements EventSweeper.Sweepable {
     }
 
     private void failAll(SyncException e) {
-        for (Node n : listeners.keySet()) {
+        for (TimelineListener n : listeners.keySet()) {
             try {
                 n.complete(e);
             } catch (RuntimeException | Error t) { // one listener must not keep the others pending
@@ -426,8 +442,8 @@ final class TimelineState implements EventSweeper.Sweepable {
     }
 
     /** Registers {@code listener} for {@code target}; the caller has checked it is not reached yet. */
-    Node addListener(long target, SignalListener listener, NativeAnchor.Claim claim) {
-        Node node = new Node(target, nodeSeq.incrementAndGet(), this);
+    TimelineListener addListener(long target, SignalListener listener, NativeAnchor.Claim claim) {
+        TimelineListener node = new TimelineListener(target, nodeSeq.incrementAndGet(), this);
         node.listener = listener;
         node.claim = claim;
         listeners.put(node, Boolean.TRUE);
@@ -435,7 +451,7 @@ final class TimelineState implements EventSweeper.Sweepable {
     }
 
     /** After registering: if the target was reached meanwhile, complete now (the race with reportReached). */
-    void recheck(Node node) {
+    void recheck(TimelineListener node) {
         long n = notified.get();
         if (Long.compareUnsigned(n, node.target) >= 0 || Long.compareUnsigned(read(), node.target) >= 0) {
             node.complete(null);
@@ -451,49 +467,9 @@ final class TimelineState implements EventSweeper.Sweepable {
         listeners.clear();
     }
 
-    /** A registered listener, ordered by (unsigned target, sequence). Whoever removes it completes it. */
-    static final class Node implements CallbackRegistration {
-        static final Comparator<Node> ORDER = (a, b) -> {
-            int c = Long.compareUnsigned(a.target, b.target);
-            return c != 0 ? c : Long.compare(a.seq, b.seq);
-        };
-        final long target;
-        final long seq;
-        private final TimelineState state;
-        SignalListener listener;
-        NativeAnchor.Claim claim;
-
-        Node(long target, long seq, TimelineState state) {
-            this.target = target;
-            this.seq = seq;
-            this.state = state;
-        }
-
-        /** Completes this registration once (signalled when {@code error} is null); false if already gone. */
-        boolean complete(SyncException error) {
-            if (state == null || state.listeners.remove(this) == null) {
-                return false;
-            }
-            try {
-                if (error == null) {
-                    listener.signalled();
-                } else {
-                    listener.failed(error);
-                }
-            } finally {
-                if (claim != null) {
-                    claim.exit();
-                }
-            }
-            return true;
-        }
-
-        @Override
-        public void cancel() {
-            if (state != null && state.listeners.remove(this) != null && claim != null) {
-                claim.exit();
-            }
-        }
+    /** Removes {@code node}; true for the one caller that removed it (and so completes or cancels it). */
+    boolean removeListener(TimelineListener node) {
+        return listeners.remove(node) != null;
     }
 
     /** The stream callback's slot: reports a written value. Holds the state, never a waiter. */
