@@ -19,8 +19,8 @@ import java.util.Optional;
  *
  * <ul>
  *   <li>{@link #isSignaled()}: one acquire read of the pinned word, compared unsigned (far cheaper than a
- *       {@code cuEventQuery}); while the value is not reached, at most once per millisecond per timeline a
- *       health check ({@code cuStreamQuery} on the context) turns a sticky context error into
+ *       {@code cuEventQuery}; skipped for a value at or below one already read); while the value is not reached, at
+ *       most once per millisecond per context a health check ({@code cuStreamQuery}) turns a sticky error into
  *       {@link io.gpusync.DeviceLostException} — a poisoned context never writes the word, and {@code false}
  *       forever would make a polling loop spin forever.</li>
  *   <li>{@link #await}: {@link SpinThenPark} — spin on the word for 50 µs (it flips as soon as any probe could

@@ -89,8 +89,9 @@ final class TimelineState implements EventSweeper.Sweepable {
 
     /**
      * Whether {@code target} (unsigned) has been written. Not yet: at most once per millisecond, a health check
-     * of the context ({@code cuStreamQuery} on its legacy stream, context pushed), so a sticky error surfaces as
-     * {@link io.gpusync.DeviceLostException} instead of {@code false} forever.
+     * of the context ({@code cuStreamQuery} on its legacy stream, context pushed) unless a query in the context
+     * succeeded within that millisecond, so a sticky error surfaces as {@link io.gpusync.DeviceLostException}
+     * instead of {@code false} forever (within two milliseconds).
      */
     boolean reached(long target) {
         if (Long.compareUnsigned(seen, target) >= 0 || readReaches(target)) {
