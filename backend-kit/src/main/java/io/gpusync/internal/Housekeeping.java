@@ -15,8 +15,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p><b>Lanes.</b> Each backend has a lane of its own, named by the package of the task (or, for
  * {@link #execute(Object, Runnable)}, of what it releases, or of the class it is given):
- * {@code gpusync-housekeeping-vulkan}, {@code gpusync-housekeeping-opencl}, and so on. A driver call that never returns holds up its own lane only, so
- * another backend's releases and sweeps go on.
+ * {@code gpusync-housekeeping-vulkan}, {@code gpusync-housekeeping-opencl}, and so on. A driver call that never
+ * returns holds up its own lane only, so another backend's releases and sweeps go on.
  *
  * <p><b>Threading.</b> A lane is one daemon platform thread, started on first use and ended after a second of
  * idleness, that runs its tasks one at a time in submission order (so a release queued after another of the same

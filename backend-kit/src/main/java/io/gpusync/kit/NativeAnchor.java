@@ -25,9 +25,9 @@ import java.util.function.Supplier;
  * the thread that dropped the last hold, except when that thread must not make driver calls: inside a
  * driver's upcall ({@link UpcallRegistry#inUpcall()}) or on gpusync's {@code Cleaner} thread; it then runs on
  * gpusync's housekeeping thread of the release's backend (its lane, by the release action's package, or for a
- * borrowed anchor by the backend it names). A
- * {@link #adoptBlocking} release (one that may wait: a {@code vkDeviceWaitIdle}, an EGL context bind) always runs
- * on a housekeeping thread, so it never blocks a driver thread, an event loop or the {@code Cleaner}.
+ * borrowed anchor by the backend it names). A {@link #adoptBlocking} release (one that may wait: a
+ * {@code vkDeviceWaitIdle}, an EGL context bind) always runs on a housekeeping thread, so it never blocks a driver
+ * thread, an event loop or the {@code Cleaner}.
  * {@link #isReleased()} turns {@code true} when the last hold drops, possibly just before a moved release has
  * run; {@link #whenReleased()} completes after the release action has returned (for a borrowed anchor: once the
  * last hold drops), on the thread the release runs on by the rule above.
