@@ -18,9 +18,15 @@
 // a later host signal gives (1-100 ms on), as the soak's queue tickets and CUDA's and vkd3d's queue waits do: should a
 // destroy hold the driver's lock until the GPU is idle, that host signal would queue behind it, and the two would wait
 // for each other.
+// With "pool", five threads that live for the whole run make the blocking waits that gpusync's BLOCKING pool makes:
+// vkWaitForFences on a fence of their own, signalled by an empty batch (on the churned device, under a hold that its
+// destroy waits for, or on the steady one), a single timeline point with vkWaitSemaphores, and, with "egl",
+// eglClientWaitSyncKHR from a thread without a current context on EGL fence syncs that the GL thread makes. The stall at
+// e81d56d had one spinning NVIDIA thread for each such pool thread of each engine (5, 5 and 2), named after it, and
+// more for the soak's finisher threads.
 //
 //   gcc -O2 -o vk_wait_any_churn vk_wait_any_churn.c -lvulkan -lEGL -lGLESv2 -lpthread
-//   EGL_PLATFORM=surfaceless ./vk_wait_any_churn SECONDS [linger] [steady | gpuwait] [egl [ctxchurn]]
+//   EGL_PLATFORM=surfaceless ./vk_wait_any_churn SECONDS [linger] [steady | gpuwait] [pool] [egl [ctxchurn]]
 //
 // Same output and exit codes as the other probes (watchdog.h): "STALL" and exit 2, or "NO STALL" and exit 0.
 #define _GNU_SOURCE
@@ -36,9 +42,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define THREADS 16
+#define THREADS 24
 #define POINTS 4
 #define WAITERS 3
+#define POOL 5
 
 #include "probe_threads.h"
 
@@ -60,6 +67,7 @@ typedef struct {
     pthread_mutex_t wake_lock;
     volatile int waiters_done;    // the waiters stop waiting
     volatile int release_lingers; // with "linger": the waiters may end now (after the destroy)
+    int holds;                    // pool waits in progress on this device (under hold_lock); its destroy waits for 0
     int slot[WAITERS];
     pthread_t waiter[WAITERS];
 } churned_t;
@@ -86,6 +94,15 @@ static void wake_up(churned_t *c) {
 
 static churned_t *current, *steady; // the churned device of the moment; the device that lives for the whole run
 static int waiter_index;
+static pthread_mutex_t hold_lock = PTHREAD_MUTEX_INITIALIZER; // current's changes and the pool's holds on it
+static int egl_on; // the GL thread runs, and the pool waits on its EGL syncs too
+static EGLDisplay egl_dpy;
+static PFNEGLCREATESYNCKHRPROC create_sync;
+static PFNEGLCLIENTWAITSYNCKHRPROC client_wait_sync;
+static PFNEGLDESTROYSYNCKHRPROC destroy_sync;
+static pthread_mutex_t egl_lock = PTHREAD_MUTEX_INITIALIZER;
+static EGLSyncKHR egl_sync = EGL_NO_SYNC_KHR; // the GL thread's newest fence sync, for the pool (under egl_lock)
+static int egl_users;                          // pool threads inside a wait on it (under egl_lock)
 
 static void *waiter_main(void *arg) { // a churned engine's wait-set thread
     churned_t *c = arg;
@@ -177,6 +194,89 @@ static void *gpu_waiter_main(void *arg) { // the steady queue waits on the GPU f
     return NULL;
 }
 
+// A fence of c's own, signalled by an empty batch on c's queue, waited on and destroyed: a BLOCKING fence wait.
+static void fence_wait(churned_t *c, int me) {
+    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    VkFence f;
+    in_call[me] = "vkCreateFence";
+    check(vkCreateFence(c->dev, &fci, NULL, &f), "vkCreateFence");
+    VkSubmitInfo sub = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    in_call[me] = "vkQueueSubmit(fence)";
+    pthread_mutex_lock(&c->wake_lock); // the queue is externally synchronised
+    check(vkQueueSubmit(c->queue, 1, &sub, f), "vkQueueSubmit(fence)");
+    pthread_mutex_unlock(&c->wake_lock);
+    in_call[me] = "vkWaitForFences";
+    check(vkWaitForFences(c->dev, 1, &f, VK_TRUE, 50000000ull), "vkWaitForFences");
+    in_call[me] = "vkDestroyFence";
+    vkWaitForFences(c->dev, 1, &f, VK_TRUE, UINT64_MAX); // its batch is done before the destroy
+    vkDestroyFence(c->dev, f, NULL);
+}
+
+static void *pool_main(void *arg) { // one of gpusync's BLOCKING pool threads: blocking waits, one at a time
+    int me = (int) (long) arg;
+    unsigned seed = 13 + me;
+    while (!stop) {
+        int what = rand_r(&seed) % 4;
+        if (what == 0) { // a fence of the churned device, under a hold its destroy waits for
+            pthread_mutex_lock(&hold_lock);
+            churned_t *c = current;
+            if (c != NULL) c->holds++;
+            pthread_mutex_unlock(&hold_lock);
+            if (c != NULL) {
+                fence_wait(c, me);
+                pthread_mutex_lock(&hold_lock);
+                c->holds--;
+                pthread_mutex_unlock(&hold_lock);
+            }
+        } else if (what == 1 && steady != NULL) {
+            fence_wait(steady, me);
+        } else if (what == 2 && steady != NULL) { // one timeline point, the next value the signaller gives it
+            int i = rand_r(&seed) % POINTS;
+            uint64_t v = __atomic_load_n(&steady->point_values[i], __ATOMIC_RELAXED) + 1;
+            VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, .semaphoreCount = 1,
+                                      .pSemaphores = &steady->points[i], .pValues = &v};
+            in_call[me] = "vkWaitSemaphores(one point)";
+            check(steady->wait_semaphores(steady->dev, &wi, 50000000ull), "vkWaitSemaphores(one point)");
+        } else if (what == 3 && egl_on) { // the GL thread's newest fence sync, from a thread without a context
+            pthread_mutex_lock(&egl_lock);
+            EGLSyncKHR s = egl_sync;
+            if (s != EGL_NO_SYNC_KHR) egl_users++;
+            pthread_mutex_unlock(&egl_lock);
+            if (s != EGL_NO_SYNC_KHR) {
+                in_call[me] = "eglClientWaitSyncKHR";
+                client_wait_sync(egl_dpy, s, 0, 5000000ull);
+                pthread_mutex_lock(&egl_lock);
+                egl_users--;
+                pthread_mutex_unlock(&egl_lock);
+            }
+        }
+        in_call[me] = "idle";
+        progress[me]++;
+        usleep(rand_r(&seed) % 2000);
+    }
+    return NULL;
+}
+
+// The GL thread publishes a fresh EGL fence sync for the pool, and destroys the one before once no pool wait holds it.
+static void publish_egl_sync(int me) {
+    in_call[me] = "eglCreateSyncKHR";
+    EGLSyncKHR s = create_sync(egl_dpy, EGL_SYNC_FENCE_KHR, NULL);
+    glFlush();
+    pthread_mutex_lock(&egl_lock);
+    EGLSyncKHR old = egl_sync;
+    egl_sync = s;
+    while (old != EGL_NO_SYNC_KHR && egl_users > 0) { // waits are bounded (5 ms): the users leave soon
+        pthread_mutex_unlock(&egl_lock);
+        usleep(200);
+        pthread_mutex_lock(&egl_lock);
+    }
+    pthread_mutex_unlock(&egl_lock);
+    if (old != EGL_NO_SYNC_KHR) {
+        in_call[me] = "eglDestroySyncKHR";
+        destroy_sync(egl_dpy, old);
+    }
+}
+
 static void *destroy_main(void *arg) { // the test kit's destroying thread
     churned_t *c = arg;
     in_call[destroyer_slot] = "vkDeviceWaitIdle";
@@ -232,11 +332,23 @@ static void *churn_main(void *arg) { // the soak's device churn
     int me = (int) (long) arg;
     while (!stop) {
         churned_t *c = make_device(me, waiter_slots);
+        pthread_mutex_lock(&hold_lock);
         __atomic_store_n(&current, c, __ATOMIC_RELEASE);
+        pthread_mutex_unlock(&hold_lock);
         in_call[me] = "idle";
         usleep(500000 + rand() % 1000000); // the device's life, with waits and signals
+        pthread_mutex_lock(&hold_lock);
         __atomic_store_n(&current, NULL, __ATOMIC_RELEASE);
+        pthread_mutex_unlock(&hold_lock);
         usleep(20000); // a signal in flight finishes with the device still alive
+        in_call[me] = "waiting for the pool's holds";
+        for (;;) { // gpusync's anchor: no destroy while a wait on the device is in progress
+            pthread_mutex_lock(&hold_lock);
+            int held = c->holds;
+            pthread_mutex_unlock(&hold_lock);
+            if (held == 0) break;
+            usleep(1000);
+        }
         c->waiters_done = 1;
         wake_up(c);
         in_call[me] = "joining waiters";
@@ -268,6 +380,7 @@ static void *gl_main(void *arg) { // the soak's EGL source, reduced: GL fences o
     eglBindAPI(EGL_OPENGL_ES_API);
     static const EGLint ca[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE};
     EGLContext ctx = EGL_NO_CONTEXT;
+    egl_dpy = dpy;
     for (long fences = 0; !stop; fences++) {
         if (ctx != EGL_NO_CONTEXT && ctx_churn && fences % 200 == 0) { // a test class closing its EGL producer
             in_call[me] = "eglDestroyContext";
@@ -289,6 +402,7 @@ static void *gl_main(void *arg) { // the soak's EGL source, reduced: GL fences o
         in_call[me] = "glClientWaitSync";
         glClientWaitSync(s, 0, 1000000000ull);
         glDeleteSync(s);
+        if (create_sync != NULL) publish_egl_sync(me);
         in_call[me] = "idle";
         progress[me]++;
         usleep(500);
@@ -303,13 +417,14 @@ static void label(void) {
 
 int main(int argc, char **argv) {
     int seconds = argc > 1 ? atoi(argv[1]) : 60;
-    int egl = 0, steady_on = 0, gpu_wait = 0;
+    int egl = 0, steady_on = 0, gpu_wait = 0, pool = 0;
     for (int i = 2; i < argc; i++) {
         linger |= strcmp(argv[i], "linger") == 0;
         egl |= strcmp(argv[i], "egl") == 0;
         ctx_churn |= strcmp(argv[i], "ctxchurn") == 0;
         steady_on |= strcmp(argv[i], "steady") == 0;
         gpu_wait |= strcmp(argv[i], "gpuwait") == 0;
+        pool |= strcmp(argv[i], "pool") == 0;
     }
     steady_on |= gpu_wait;
     printf("Vulkan device churn, %d WAIT_ANY waiter threads per device (%s), host and queue signals%s%s%s%s\n", WAITERS,
@@ -317,6 +432,7 @@ int main(int argc, char **argv) {
            steady_on ? ", a steady device waited on throughout" : "",
            gpu_wait ? " (its queue waiting on host-signalled values)" : "", egl ? ", GL fences on EGL" : "",
            egl && ctx_churn ? " (a fresh context every 200)" : "");
+    if (pool) printf("%d pool threads making blocking waits (fences, single points%s)\n", POOL, egl ? ", EGL syncs" : "");
     pthread_t t[THREADS];
     int k = 0;
     for (int i = 0; i < WAITERS; i++) waiter_slots[i] = reg("waiter");
@@ -328,6 +444,14 @@ int main(int argc, char **argv) {
     if (gpu_wait) pthread_create(&t[k++], NULL, gpu_waiter_main, (void *) (long) reg("gpu-waiter"));
     pthread_create(&t[k++], NULL, churn_main, (void *) (long) reg("devices"));
     pthread_create(&t[k++], NULL, signaller_main, (void *) (long) reg("signaller"));
+    if (egl && pool) { // the pool waits on the GL thread's EGL syncs, as gpusync's EGL waiter does: the KHR entry points
+        create_sync = (PFNEGLCREATESYNCKHRPROC) eglGetProcAddress("eglCreateSyncKHR");
+        client_wait_sync = (PFNEGLCLIENTWAITSYNCKHRPROC) eglGetProcAddress("eglClientWaitSyncKHR");
+        destroy_sync = (PFNEGLDESTROYSYNCKHRPROC) eglGetProcAddress("eglDestroySyncKHR");
+        egl_on = create_sync != NULL && client_wait_sync != NULL && destroy_sync != NULL;
+        if (!egl_on) create_sync = NULL;
+    }
     if (egl) pthread_create(&t[k++], NULL, gl_main, (void *) (long) reg("gl"));
+    for (int i = 0; pool && i < POOL; i++) pthread_create(&t[k++], NULL, pool_main, (void *) (long) reg("pool"));
     watchdog(seconds, label);
 }
