@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.IntSupplier;
 
 /**
@@ -66,6 +67,8 @@ final class ClEventRelease {
     /** Held references, and commands that still keep the events they wait on. */
     private final Set<Ref> watched = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean sweepScheduled = new AtomicBoolean();
+    /** Enqueues through gpusync ({@link #enqueueing}) share it; a failing status change takes it alone. */
+    private final ReentrantReadWriteLock failures = new ReentrantReadWriteLock();
     private volatile long sweepMillis = SWEEP_MILLIS_MIN;
 
     private ClEventRelease() {
@@ -206,13 +209,45 @@ final class ClEventRelease {
         synchronized (STATUS_CHANGES) {
             Ref r = process().refs.get(event.address());
             IntSupplier set = () -> OpenCl.clSetUserEventStatus(event, status);
-            if (r == null) {
-                return set.getAsInt();
-            }
-            if (status < CL_COMPLETE && !UpcallRegistry.inUpcall()) { // inside a callback PoCL holds events locked
+            if (r != null && status < CL_COMPLETE && !UpcallRegistry.inUpcall()) { // in a callback PoCL holds events locked
                 awaitQuietDependents(r);
             }
-            return call(r, set);
+            IntSupplier counted = r == null ? set : () -> call(r, set);
+            return status < CL_COMPLETE ? failing(counted) : counted.getAsInt();
+        }
+    }
+
+    /**
+     * A failing status change, with no enqueue through gpusync in flight ({@link #enqueueing}). PoCL 3.1 fails the
+     * commands behind a failing user event, and on an in-order queue every later one, walking them on the calling thread;
+     * a command enqueued on that queue meanwhile is linked to one being failed, and both threads then use a freed
+     * command (SIGSEGV in {@code clSetUserEventStatus} and in the enqueue). Not taken on a thread inside an enqueue (a
+     * listener PoCL runs there): it would wait for itself.
+     */
+    private static int failing(IntSupplier change) {
+        ReentrantReadWriteLock failures = process().failures;
+        if (failures.getReadHoldCount() > 0) {
+            return change.getAsInt();
+        }
+        failures.writeLock().lock();
+        try {
+            return change.getAsInt();
+        } finally {
+            failures.writeLock().unlock();
+        }
+    }
+
+    /**
+     * Runs {@code enqueue}, a {@code clEnqueue…} or {@code clFlush} of gpusync's ({@link OpenClQueue}), with no failing
+     * status change in flight ({@link #failing}); enqueues run alongside each other.
+     */
+    static int enqueueing(IntSupplier enqueue) {
+        ReentrantReadWriteLock failures = process().failures;
+        failures.readLock().lock();
+        try {
+            return enqueue.getAsInt();
+        } finally {
+            failures.readLock().unlock();
         }
     }
 
@@ -279,8 +314,15 @@ final class ClEventRelease {
         return waitsOn != null && waitsOn.stream().anyMatch(x -> x.user && stillPending(x));
     }
 
+    /**
+     * Whether {@code d}'s event has not ended. Probed under {@code d}'s monitor and only while gpusync still holds a
+     * reference ({@code !gone}): the caller's snapshot of a wait list keeps no reference, and a sweep may release an
+     * entry meanwhile, freeing the event. One gpusync no longer holds counts as ended: nothing of gpusync's waits on it.
+     */
     private static boolean stillPending(Ref d) {
-        return Cl.statusOr(d.event, CL_COMPLETE) > CL_COMPLETE;
+        synchronized (d) {
+            return !d.gone && Cl.statusOr(d.event, CL_COMPLETE) > CL_COMPLETE;
+        }
     }
 
     /** The release action of an anchor over one of gpusync's references: {@link #drop}. Must not capture a waiter. */
@@ -360,6 +402,9 @@ final class ClEventRelease {
     /** Terminated, referenced by gpusync alone, no status-setting call of gpusync's in flight. */
     private static boolean settled(Ref d) {
         synchronized (d) {
+            if (d.gone) {
+                return true; // released: it had ended, and gpusync holds it no more (its event is not to be touched)
+            }
             if (d.calls > 0 || Cl.statusOr(d.event, Integer.MAX_VALUE) > CL_COMPLETE) {
                 return false;
             }

@@ -116,9 +116,10 @@ public final class OpenClQueue {
                 }
             }
             MemorySegment out = a.allocate(ValueLayout.ADDRESS);
-            ClErrors.check(enqueue.enqueue(waitFor.length, list, out), call, what);
+            MemorySegment waitList = list;
+            ClErrors.check(ClEventRelease.enqueueing(() -> enqueue.enqueue(waitFor.length, waitList, out)), call, what);
             MemorySegment event = MemorySegment.ofAddress(out.get(ValueLayout.ADDRESS, 0).address());
-            int rc = io.gpusync.bindings.opencl.OpenCl.clFlush(queue);
+            int rc = ClEventRelease.enqueueing(() -> io.gpusync.bindings.opencl.OpenCl.clFlush(queue));
             ClEventRelease.Ref command = ClEventRelease.adopt(event, "cl_event " + Cl.hex(event));
             ClEventRelease.waitsOn(command, waitsOn);
             waitsOn.clear();

@@ -39,7 +39,9 @@
  *       reference</td><td>{@code clReleaseEvent}
  *       when the anchor's last hold drops (for a command not yet terminated, held back by {@code ClEventRelease}
  *       as the paragraph above says): every pending callback registration holds a claim until it completes
- *       or is cancelled, the sweep probes under one, waits ({@code clWaitForEvents}) and probes hold one. A
+ *       or is cancelled, the sweep probes under one, waits ({@code clWaitForEvents}) and probes hold one, and
+ *       {@code ClEventRelease} probes an event of a wait list it did not retain only under that event's reference's
+ *       monitor while gpusync still holds it. A
  *       callback the driver still has after its registration was cancelled gets the event from the driver, which
  *       keeps it until its callbacks have run</td></tr>
  *   <tr><td>wait lists of {@code OpenClQueue} enqueues</td><td>the listed events' owners</td><td>entered for
@@ -50,7 +52,8 @@
  *       OpenCL keeps a semaphore that enqueued commands still use</td></tr>
  *   <tr><td>{@code clSetUserEventStatus} ({@code OpenClEvents.setUserEventStatus})</td><td>the caller's user
  *       event</td><td>counted as in flight on gpusync's references to it, so gpusync's release of a command that
- *       waits on it never comes during the call</td></tr>
+ *       waits on it never comes during the call; a failing one runs with no enqueue of {@code OpenClQueue} in
+ *       flight (PoCL 3.1 frees commands of the queue under both otherwise)</td></tr>
  * </table>
  */
 package io.gpusync.opencl;

@@ -65,6 +65,101 @@ class OpenClUserEventStatusRaceTest {
         assertThat(out).contains(ROUNDS * 5 + " rounds of " + BATCH + " queued markers");
     }
 
+    /**
+     * A user event failing on one thread while another enqueues markers on the same in-order queue (the soak's OpenCL
+     * source). PoCL fails the markers behind the user event, and every later one on the queue, walking them on the
+     * failing thread; a marker enqueued meanwhile is linked to one being failed, and both threads then used a freed
+     * command: SIGSEGV in {@code clSetUserEventStatus} ({@code pthread_cond_broadcast} on a freed command's data) and in
+     * the enqueue, within seconds, before gpusync's enqueues and failing status changes excluded each other.
+     */
+    @Test
+    void aUserEventFailingWhileAnotherThreadEnqueuesOnTheQueueOfItsMarkerNeverCrashesTheProcess() throws Exception {
+        String out = ChildJvm.runOk(EnqueueingChild.class, List.of(), ChildJvm.mallocChecked(235), "8");
+        assertThat(out).contains("markers enqueued while user events failed");
+    }
+
+    /**
+     * {@code args}: seconds. One thread enqueues markers, each behind a fresh user event, on one queue; two threads end
+     * the user events in turn, a third of them failing; a fourth closes each marker, gate and user event once the marker
+     * has ended.
+     */
+    public static final class EnqueueingChild {
+        record Ticket(OpenClUserEvent user, io.gpusync.SyncPoint.OpenCl gate, io.gpusync.SyncPoint.OpenCl marker) {
+        }
+
+        public static void main(String[] args) throws Exception {
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(Long.parseLong(args[0]));
+            java.util.concurrent.BlockingQueue<Ticket> made = new java.util.concurrent.LinkedBlockingQueue<>();
+            java.util.concurrent.BlockingQueue<Ticket> ended = new java.util.concurrent.LinkedBlockingQueue<>();
+            java.util.concurrent.atomic.AtomicLong failed = new java.util.concurrent.atomic.AtomicLong();
+            long enqueued = 0;
+            try (OpenClContext cl = OpenClContext.createDefault()) {
+                List<Thread> enders = new ArrayList<>();
+                for (int i = 0; i < 2; i++) {
+                    enders.add(Thread.ofPlatform().start(() -> endUserEvents(made, ended, failed, end)));
+                }
+                Thread closer = Thread.ofPlatform().start(() -> closeEnded(ended, end));
+                while (System.nanoTime() - end < 0) {
+                    if (made.size() > 64) {
+                        Thread.onSpinWait();
+                        continue;
+                    }
+                    OpenClUserEvent user = cl.newUserEvent();
+                    io.gpusync.SyncPoint.OpenCl gate = user.newPoint();
+                    made.add(new Ticket(user, gate, cl.enqueueMarker(gate)));
+                    enqueued++;
+                }
+                for (Thread t : enders) {
+                    t.join();
+                }
+                for (Ticket t; (t = made.poll()) != null; ) { // every marker can end now: the closer finishes
+                    t.user().complete();
+                    ended.add(t);
+                }
+                closer.join();
+                cl.finish();
+            }
+            System.out.println(enqueued + " markers enqueued while user events failed (" + failed + " failed)");
+        }
+
+        static void endUserEvents(java.util.concurrent.BlockingQueue<Ticket> made,
+                                  java.util.concurrent.BlockingQueue<Ticket> ended,
+                                  java.util.concurrent.atomic.AtomicLong failed, long end) {
+            java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+            while (System.nanoTime() - end < 0) {
+                Ticket t = made.poll();
+                if (t == null) {
+                    Thread.onSpinWait();
+                    continue;
+                }
+                if (random.nextInt(3) == 0) {
+                    t.user().fail(-1_000_001);
+                    failed.incrementAndGet();
+                } else {
+                    t.user().complete();
+                }
+                ended.add(t);
+            }
+        }
+
+        /** Closes each ended ticket once its marker has ended (a failed user event fails every later marker too). */
+        static void closeEnded(java.util.concurrent.BlockingQueue<Ticket> ended, long end) {
+            while (System.nanoTime() - end < 0 || !ended.isEmpty()) {
+                Ticket t = ended.poll();
+                if (t == null) {
+                    Thread.onSpinWait();
+                    continue;
+                }
+                while (Cl.statusOr(t.marker().event(), OpenCl.CL_COMPLETE()) > OpenCl.CL_COMPLETE()) {
+                    Thread.onSpinWait();
+                }
+                t.marker().waiter().close();
+                t.gate().waiter().close();
+                t.user().close();
+            }
+        }
+    }
+
     /** {@code args}: rounds; each ends its user events from one thread, the first {@code k} completed, the rest failed. */
     public static final class OneThreadChild {
         public static void main(String[] args) {
