@@ -206,14 +206,22 @@ final class ClEventRelease {
      * user events.
      */
     static int setStatus(MemorySegment event, int status) {
+        // a failure takes the enqueues' lock first, never while holding STATUS_CHANGES: a listener running inside an
+        // enqueue that ends a user event then finds STATUS_CHANGES free
+        return status < CL_COMPLETE ? failing(() -> change(event, status)) : change(event, status);
+    }
+
+    private static int change(MemorySegment event, int status) {
         synchronized (STATUS_CHANGES) {
             Ref r = process().refs.get(event.address());
             IntSupplier set = () -> OpenCl.clSetUserEventStatus(event, status);
-            if (r != null && status < CL_COMPLETE && !UpcallRegistry.inUpcall()) { // in a callback PoCL holds events locked
+            if (r == null) {
+                return set.getAsInt();
+            }
+            if (status < CL_COMPLETE && !UpcallRegistry.inUpcall()) { // inside a callback PoCL holds events locked
                 awaitQuietDependents(r);
             }
-            IntSupplier counted = r == null ? set : () -> call(r, set);
-            return status < CL_COMPLETE ? failing(counted) : counted.getAsInt();
+            return call(r, set);
         }
     }
 
@@ -222,11 +230,13 @@ final class ClEventRelease {
      * commands behind a failing user event, and on an in-order queue every later one, walking them on the calling thread;
      * a command enqueued on that queue meanwhile is linked to one being failed, and both threads then use a freed
      * command (SIGSEGV in {@code clSetUserEventStatus} and in the enqueue). Not taken on a thread inside an enqueue (a
-     * listener PoCL runs there): it would wait for itself.
+     * listener a driver runs there: it would wait for itself), nor inside a driver's callback (the driver may hold the
+     * locks an enqueue in flight waits for); such a failure is not excluded. Held through the wait for quiet dependents
+     * too, so an enqueue may wait up to {@link #QUIET_NANOS} behind a failure.
      */
     private static int failing(IntSupplier change) {
         ReentrantReadWriteLock failures = process().failures;
-        if (failures.getReadHoldCount() > 0) {
+        if (failures.getReadHoldCount() > 0 || UpcallRegistry.inUpcall()) {
             return change.getAsInt();
         }
         failures.writeLock().lock();
