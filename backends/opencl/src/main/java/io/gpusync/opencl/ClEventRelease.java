@@ -429,9 +429,9 @@ final class ClEventRelease {
         r.refs = 0;
         r.held = false;
         r.gone = true;
+        releaseNative(r); // before it leaves the table: a look-up meanwhile waits on r's monitor, then sees it gone
         process().refs.remove(r.event.address(), r);
         process().watched.remove(r);
-        releaseNative(r);
         return waitsOn;
     }
 
