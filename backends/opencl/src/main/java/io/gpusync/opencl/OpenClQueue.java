@@ -24,7 +24,9 @@ import java.util.Objects;
  *
  * <p><b>Threading.</b> Thread-safe: enqueues are serialised on this object (the call runs under its monitor, so a
  * kernel's arguments set inside it are not raced by another enqueue here). <b>Blocking.</b> An enqueue makes the
- * application's call and one {@code clFlush}; it never waits for the command. <b>Cancellation.</b> None: an enqueued
+ * application's call and one {@code clFlush}; it never waits for the command, but both wait while a user event is
+ * being failed through gpusync ({@link OpenClEvents#setUserEventStatus} with a negative status: PoCL 3.1 frees commands
+ * under a failure and an enqueue at once), up to about 100 ms. <b>Cancellation.</b> None: an enqueued
  * command runs; close its point to stop waiting for it.
  *
  * <p><b>Lifetime.</b> The queue is borrowed: the caller keeps its reference and releases it after its last enqueue
