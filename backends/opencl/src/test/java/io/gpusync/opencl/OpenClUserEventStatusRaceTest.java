@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.gpusync.testsuite.ChildJvm;
 import io.gpusync.SyncNotSupportedException;
+import io.gpusync.SyncPoint;
 import io.gpusync.internal.NativeLibraries;
 import io.gpusync.test.opencl.OpenClContext;
 import io.gpusync.test.opencl.OpenClUserEvent;
@@ -13,8 +14,12 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import io.gpusync.bindings.opencl.OpenCl;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -84,14 +89,14 @@ class OpenClUserEventStatusRaceTest {
      * has ended.
      */
     public static final class EnqueueingChild {
-        record Ticket(OpenClUserEvent user, io.gpusync.SyncPoint.OpenCl gate, io.gpusync.SyncPoint.OpenCl marker) {
+        record Ticket(OpenClUserEvent user, SyncPoint.OpenCl gate, SyncPoint.OpenCl marker) {
         }
 
         public static void main(String[] args) throws Exception {
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(Long.parseLong(args[0]));
-            java.util.concurrent.BlockingQueue<Ticket> made = new java.util.concurrent.LinkedBlockingQueue<>();
-            java.util.concurrent.BlockingQueue<Ticket> ended = new java.util.concurrent.LinkedBlockingQueue<>();
-            java.util.concurrent.atomic.AtomicLong failed = new java.util.concurrent.atomic.AtomicLong();
+            BlockingQueue<Ticket> made = new LinkedBlockingQueue<>();
+            BlockingQueue<Ticket> ended = new LinkedBlockingQueue<>();
+            AtomicLong failed = new AtomicLong();
             long enqueued = 0;
             try (OpenClContext cl = OpenClContext.createDefault()) {
                 List<Thread> enders = new ArrayList<>();
@@ -105,7 +110,7 @@ class OpenClUserEventStatusRaceTest {
                         continue;
                     }
                     OpenClUserEvent user = cl.newUserEvent();
-                    io.gpusync.SyncPoint.OpenCl gate = user.newPoint();
+                    SyncPoint.OpenCl gate = user.newPoint();
                     made.add(new Ticket(user, gate, cl.enqueueMarker(gate)));
                     enqueued++;
                 }
@@ -122,10 +127,8 @@ class OpenClUserEventStatusRaceTest {
             System.out.println(enqueued + " markers enqueued while user events failed (" + failed + " failed)");
         }
 
-        static void endUserEvents(java.util.concurrent.BlockingQueue<Ticket> made,
-                                  java.util.concurrent.BlockingQueue<Ticket> ended,
-                                  java.util.concurrent.atomic.AtomicLong failed, long end) {
-            java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        static void endUserEvents(BlockingQueue<Ticket> made, BlockingQueue<Ticket> ended, AtomicLong failed, long end) {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
             while (System.nanoTime() - end < 0) {
                 Ticket t = made.poll();
                 if (t == null) {
@@ -143,7 +146,7 @@ class OpenClUserEventStatusRaceTest {
         }
 
         /** Closes each ended ticket once its marker has ended (a failed user event fails every later marker too). */
-        static void closeEnded(java.util.concurrent.BlockingQueue<Ticket> ended, long end) {
+        static void closeEnded(BlockingQueue<Ticket> ended, long end) {
             while (System.nanoTime() - end < 0 || !ended.isEmpty()) {
                 Ticket t = ended.poll();
                 if (t == null) {
@@ -167,8 +170,8 @@ class OpenClUserEventStatusRaceTest {
             try (OpenClContext cl = OpenClContext.createDefault()) {
                 for (int round = 0; round < rounds; round++) {
                     List<OpenClUserEvent> users = new ArrayList<>();
-                    List<io.gpusync.SyncPoint.OpenCl> gates = new ArrayList<>();
-                    List<io.gpusync.SyncPoint.OpenCl> markers = new ArrayList<>();
+                    List<SyncPoint.OpenCl> gates = new ArrayList<>();
+                    List<SyncPoint.OpenCl> markers = new ArrayList<>();
                     for (int i = 0; i < BATCH; i++) {
                         OpenClUserEvent user = cl.newUserEvent();
                         users.add(user);
@@ -185,7 +188,7 @@ class OpenClUserEventStatusRaceTest {
                     for (int i = k; i < BATCH; i++) {
                         users.get(i).fail(-1_000_001);
                     }
-                    for (io.gpusync.SyncPoint.OpenCl marker : markers) { // every marker ends: each one's user event has ended
+                    for (SyncPoint.OpenCl marker : markers) { // every marker ends: each one's user event has ended
                         while (Cl.statusOr(marker.event(), OpenCl.CL_COMPLETE()) > OpenCl.CL_COMPLETE()) {
                             Thread.onSpinWait();
                         }
