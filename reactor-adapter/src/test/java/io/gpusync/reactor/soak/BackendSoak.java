@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -35,11 +36,12 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <pre>
  * java ... io.gpusync.reactor.soak.BackendSoak --seconds 120 [--cuda] [--grace-ms 5000] [--only opencl,vulkan]
- *     [--give-up-after 50] [--no-device-churn]
+ *     [--give-up-after 50] [--no-device-churn] [--rss-settles-after 90]
  * </pre>
  * With {@code --give-up-after N} a run that has counted N problems prints every thread and ends with
  * {@code SOAK FAIL} at the next progress report instead of running its course (a driver stall otherwise holds a
- * failed run for minutes).
+ * failed run for minutes). {@code --rss-settles-after S}: the drivers' RSS grows for their first S seconds, and the
+ * leak check on RSS starts no earlier ({@link RssWindow}).
  * Run it under glibc's malloc checker: {@code LD_PRELOAD=libc_malloc_debug.so.0 MALLOC_CHECK_=3 MALLOC_PERTURB_=N}
  * and the JVM options that keep Netty on the checked allocator ({@code ChildJvm.MALLOC_CHECKED_JVM_OPTIONS}), as
  * {@code BackendSoakTest} and {@code benchmarks/soak-runs} do; on glibc's own allocator with only the perturbation
@@ -52,6 +54,7 @@ public final class BackendSoak {
             Duration.ofMillis(50)};
 
     private final long seconds;
+    private final RssWindow rssWindow;
     private final Ledger ledger;
     private final TicketSources sources;
     private final Engines engines = new Engines();
@@ -74,8 +77,9 @@ public final class BackendSoak {
     private volatile boolean stopping;
 
     private BackendSoak(long seconds, long graceMillis, boolean cuda, java.util.Set<String> only, int giveUpAfter,
-                        boolean deviceChurn) {
+                        boolean deviceChurn, long rssSettlesAfter) {
         this.seconds = seconds;
+        this.rssWindow = new RssWindow(seconds, rssSettlesAfter);
         this.deviceChurn = deviceChurn;
         this.giveUpAfter = giveUpAfter;
         this.ledger = new Ledger(TimeUnit.MILLISECONDS.toNanos(graceMillis));
@@ -92,6 +96,7 @@ public final class BackendSoak {
         boolean cuda = false;
         int giveUpAfter = 0;
         boolean deviceChurn = true;
+        long rssSettlesAfter = 0;
         java.util.Set<String> only = new java.util.HashSet<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -101,10 +106,11 @@ public final class BackendSoak {
                 case "--cuda" -> cuda = true;
                 case "--give-up-after" -> giveUpAfter = Integer.parseInt(args[++i]);
                 case "--no-device-churn" -> deviceChurn = false;
+                case "--rss-settles-after" -> rssSettlesAfter = Long.parseLong(args[++i]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
-        int rc = new BackendSoak(seconds, grace, cuda, only, giveUpAfter, deviceChurn).run();
+        int rc = new BackendSoak(seconds, grace, cuda, only, giveUpAfter, deviceChurn, rssSettlesAfter).run();
         System.out.flush();
         System.err.flush();
         Runtime.getRuntime().halt(rc);
@@ -132,7 +138,8 @@ public final class BackendSoak {
         Thread watchdog = Thread.ofPlatform().daemon().name("soak-watchdog").start(this::watch);
         long nextReport = System.nanoTime();
         StallReport stallReport = new StallReport();
-        long midRun = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds) * 2 / 5;
+        long start = System.nanoTime();
+        OptionalLong rssFrom = rssWindow.fromSeconds();
         ProcessResources mid = null;
         boolean overrunReported = false;
         for (Thread t : threads) {
@@ -143,9 +150,10 @@ public final class BackendSoak {
                     Ledger.dumpThreads(System.out);
                     StallReport.print(System.out, t.getName() + " still running 60 s after the end");
                 }
-                if (mid == null && System.nanoTime() - midRun > 0) {
+                if (mid == null && rssFrom.isPresent()
+                        && System.nanoTime() - start > TimeUnit.SECONDS.toNanos(rssFrom.getAsLong())) {
                     System.gc();
-                    mid = ProcessResources.now(); // code cache and arenas have grown by now: a leak keeps growing
+                    mid = ProcessResources.now(); // caches, arenas and drivers have grown by now: a leak keeps growing
                 }
                 if (System.nanoTime() - nextReport > 0) {
                     nextReport = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
@@ -168,7 +176,7 @@ public final class BackendSoak {
         ProcessResources after = settle(baseline);
         watchdog.interrupt();
         ledger.findOverdue(System.out);
-        return report(baseline, mid != null ? mid : baseline, after, drained, stillPending);
+        return report(baseline, mid, after, drained, stillPending);
     }
 
     /** Ends a failed run now: every thread's stack and OS state, the verdict, exit 1 (threads in drivers stay). */
@@ -571,9 +579,12 @@ public final class BackendSoak {
                 .forEach(e -> System.out.println("SOAK scenario " + e.getKey() + " " + e.getValue().sum()));
         System.out.println("SOAK engines churned " + engines.churned.get() + ", Vulkan devices churned "
                 + devicesChurned.get());
-        System.out.println("SOAK resources baseline " + baseline + " -> 40 % " + mid + " -> after " + after + " "
+        String from = mid == null ? "" : " -> " + rssWindow.fromSeconds().orElseThrow() + " s " + mid;
+        System.out.println("SOAK resources baseline " + baseline + from + " -> after " + after + " "
                 + after.gpusyncThreads());
-        long rssGrowthMiB = (after.rssKiB() - mid.rssKiB()) / 1024;
+        if (mid == null) {
+            System.out.println("SOAK " + rssWindow.notJudged());
+        }
         List<String> failures = new ArrayList<>();
         if (after.fds() > baseline.fds()) {
             failures.add("fds " + baseline.fds() + " -> " + after.fds());
@@ -581,8 +592,8 @@ public final class BackendSoak {
         if (after.engineThreadCount() > baseline.engineThreadCount()) {
             failures.add("gpusync threads " + baseline.gpusyncThreads() + " -> " + after.gpusyncThreads());
         }
-        if (rssGrowthMiB > 48) {
-            failures.add("RSS grew by " + rssGrowthMiB + " MiB after 40 % of the run");
+        if (mid != null) {
+            rssWindow.failure(mid.rssKiB(), after.rssKiB()).ifPresent(failures::add);
         }
         if (!drained || ledger.problemCount() > 0) {
             failures.add(ledger.problemCount() + " problems");
@@ -591,7 +602,8 @@ public final class BackendSoak {
             failures.add(stillPending + " waits still pending in the engines");
         }
         String verdict = failures.isEmpty() ? "SOAK PASS" : "SOAK FAIL " + failures;
-        System.out.println(verdict + " seconds=" + seconds + " " + counts() + " rssGrowthMiB=" + rssGrowthMiB
+        System.out.println(verdict + " seconds=" + seconds + " " + counts() + " rssGrowthMiB="
+                + (mid == null ? "n/a" : Long.toString((after.rssKiB() - mid.rssKiB()) / 1024))
                 + " maxLateMs=" + Math.max(0, ledger.maxLateNanos.get() / 1_000_000)
                 + " devicesChurned=" + devicesChurned.get() + " enginesChurned=" + engines.churned.get()
                 + (cudaFaults ? " cudaFaultChildren=" + faultChildren.get() : ""));
