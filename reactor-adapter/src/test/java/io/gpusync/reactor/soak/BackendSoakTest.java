@@ -19,9 +19,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Every backend of this machine at once, in one JVM under glibc's malloc checker, for
  * {@code -Dgpusync.soak.seconds} (45 by default): no crash, every wait ends exactly once within its bound, and
  * fds, gpusync's threads and resident memory come back to their baseline ({@link BackendSoak} checks all of
- * it and prints the figures; resident memory from where the drivers' own has settled: {@link RssWindow}). Where a driver bypasses the checker (NVIDIA's: {@link ChildJvm#checkerBypass()}),
- * the child runs on glibc's own allocator with freed memory perturbed, and says so. A run with 50 problems ends there, with every thread's stack, instead of running out
- * its time behind a stuck driver. A longer run:
+ * it and prints the figures; resident memory from where the drivers' own has settled: {@link RssWindow}).
+ * Where a driver bypasses the checker (NVIDIA's: {@link ChildJvm#checkerBypass()}), the child runs on glibc's
+ * own allocator with freed memory perturbed, and says so. A run with 50 problems ends there, with every thread's
+ * stack, instead of running out its time behind a stuck driver. A longer run:
  * {@code mvn -B -pl reactor-adapter -am verify -Dtest=BackendSoakTest -Dsurefire.failIfNoSpecifiedTests=false
  * -Dgpusync.soak.seconds=120}.
  */
