@@ -603,7 +603,7 @@ public final class BackendSoak {
         }
         String verdict = failures.isEmpty() ? "SOAK PASS" : "SOAK FAIL " + failures;
         System.out.println(verdict + " seconds=" + seconds + " " + counts() + " rssGrowthMiB="
-                + (mid == null ? "n/a" : Long.toString((after.rssKiB() - mid.rssKiB()) / 1024))
+                + (mid == null ? "n/a" : Long.toString(RssWindow.growthMiB(mid.rssKiB(), after.rssKiB())))
                 + " maxLateMs=" + Math.max(0, ledger.maxLateNanos.get() / 1_000_000)
                 + " devicesChurned=" + devicesChurned.get() + " enginesChurned=" + engines.churned.get()
                 + (cudaFaults ? " cudaFaultChildren=" + faultChildren.get() : ""));

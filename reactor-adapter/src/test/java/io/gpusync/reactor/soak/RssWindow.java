@@ -22,9 +22,14 @@ record RssWindow(long runSeconds, long settlesAfterSeconds) {
         return from <= runSeconds * 3 / 5 ? OptionalLong.of(from) : OptionalLong.empty();
     }
 
+    /** RSS growth, in whole MiB, between two readings. */
+    static long growthMiB(long fromKiB, long endKiB) {
+        return (endKiB - fromKiB) / 1024;
+    }
+
     /** Why the run fails on RSS: growth past {@link #BOUND_MIB} from the window's start to the end. */
     Optional<String> failure(long fromKiB, long endKiB) {
-        long growthMiB = (endKiB - fromKiB) / 1024;
+        long growthMiB = growthMiB(fromKiB, endKiB);
         return growthMiB > BOUND_MIB
                 ? Optional.of("RSS grew by " + growthMiB + " MiB after " + fromSeconds().orElseThrow() + " s")
                 : Optional.empty();
