@@ -24,14 +24,21 @@
 // eglClientWaitSyncKHR from a thread without a current context on EGL fence syncs that the GL thread makes. The stall at
 // e81d56d had one spinning NVIDIA thread for each such pool thread of each engine (5, 5 and 2), named after it, and
 // more for the soak's finisher threads.
+// With "glpool", a thread plays GL engines and GL test classes one after another, as the whole suite does: it makes a
+// producer context, then GLPOOL fresh threads that each create a context shared with it, make that current, fence and
+// glClientWaitSync on it, restore no context and end (without eglReleaseThread), as a GL engine's pool threads do; then
+// it destroys the shared contexts (gpusync's share group let go) and the producer (the class's @AfterAll). The suite
+// hung at 25fb15a with eglDestroyContext of a GL test's producer beside the test kit's vkDestroyDevice of an earlier
+// device, and one spinning NVIDIA thread named after each of the GL engine's 16 pool threads.
 //
 //   gcc -O2 -o vk_wait_any_churn vk_wait_any_churn.c -lvulkan -lEGL -lGLESv2 -lpthread
-//   EGL_PLATFORM=surfaceless ./vk_wait_any_churn SECONDS [linger] [steady | gpuwait] [pool] [egl [ctxchurn]]
+//   EGL_PLATFORM=surfaceless ./vk_wait_any_churn SECONDS [linger] [steady | gpuwait] [pool] [egl [ctxchurn]] [glpool]
 //
 // Same output and exit codes as the other probes (watchdog.h): "STALL" and exit 2, or "NO STALL" and exit 0.
 #define _GNU_SOURCE
 #include <vulkan/vulkan.h>
 #include <EGL/egl.h>
+#include <dirent.h>
 #include <EGL/eglext.h>
 #include <GLES3/gl3.h>
 #include <pthread.h>
@@ -46,6 +53,7 @@
 #define POINTS 4
 #define WAITERS 3
 #define POOL 5
+#define GLPOOL 16
 
 #include "probe_threads.h"
 
@@ -410,14 +418,73 @@ static void *gl_main(void *arg) { // the soak's EGL source, reduced: GL fences o
     return NULL;
 }
 
-static void label(void) {
+static EGLDisplay glpool_dpy;
+static EGLConfig glpool_config;
+static EGLContext glpool_producer;
+static EGLContext glpool_shared[GLPOOL];
+static int glpool_slot;
+
+static void *glpool_waiter_main(void *arg) { // one of a GL engine's pool threads: a shared context, one wait, the end
+    long i = (long) arg;
+    static const EGLint ca[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE};
+    in_call[glpool_slot] = "eglCreateContext(shared)";
+    EGLContext c = eglCreateContext(glpool_dpy, glpool_config, glpool_producer, ca);
+    if (c == EGL_NO_CONTEXT) { fprintf(stderr, "eglCreateContext(shared): 0x%x\n", eglGetError()); exit(1); }
+    glpool_shared[i] = c;
+    in_call[glpool_slot] = "eglMakeCurrent(shared)";
+    if (!eglMakeCurrent(glpool_dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, c)) { fprintf(stderr, "eglMakeCurrent\n"); exit(1); }
+    in_call[glpool_slot] = "glClientWaitSync";
+    GLsync s = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    glClientWaitSync(s, GL_SYNC_FLUSH_COMMANDS_BIT, 1000000000ull);
+    glDeleteSync(s);
+    in_call[glpool_slot] = "eglMakeCurrent(NO_CONTEXT)";
+    eglMakeCurrent(glpool_dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+    in_call[glpool_slot] = "idle";
+    progress[glpool_slot]++;
+    return NULL;
+}
+
+static void *glpool_main(void *arg) { // GL engines and GL test classes, one after another
+    int me = (int) (long) arg;
+    glpool_dpy = eglGetPlatformDisplay(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
+    if (glpool_dpy == EGL_NO_DISPLAY || !eglInitialize(glpool_dpy, NULL, NULL)) { fprintf(stderr, "no display\n"); exit(1); }
+    static const EGLint want[] = {EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT, EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_NONE};
+    EGLint n;
+    if (!eglChooseConfig(glpool_dpy, want, &glpool_config, 1, &n) || n < 1) { fprintf(stderr, "no config\n"); exit(1); }
+    eglBindAPI(EGL_OPENGL_ES_API);
+    static const EGLint ca[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE};
+    while (!stop) {
+        in_call[me] = "eglCreateContext(producer)";
+        glpool_producer = eglCreateContext(glpool_dpy, glpool_config, EGL_NO_CONTEXT, ca);
+        if (glpool_producer == EGL_NO_CONTEXT) { fprintf(stderr, "eglCreateContext(producer)\n"); exit(1); }
+        pthread_t w[GLPOOL];
+        in_call[me] = "joining a GL engine's pool threads";
+        for (long i = 0; i < GLPOOL; i++) pthread_create(&w[i], NULL, glpool_waiter_main, (void *) i);
+        for (int i = 0; i < GLPOOL; i++) pthread_join(w[i], NULL);
+        in_call[me] = "eglDestroyContext(shared)";
+        for (int i = 0; i < GLPOOL; i++) eglDestroyContext(glpool_dpy, glpool_shared[i]);
+        in_call[me] = "eglDestroyContext(producer)";
+        eglDestroyContext(glpool_dpy, glpool_producer);
+        in_call[me] = "idle";
+        progress[me]++;
+        usleep(100000 + rand() % 400000);
+    }
+    return NULL;
+}
+
+static void label(void) { // the process's threads: NVIDIA's helpers, named after the threads that made them, count too
+    int tasks = 0;
+    DIR *d = opendir("/proc/self/task");
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) tasks += e->d_name[0] != '.';
+    if (d != NULL) closedir(d);
+    printf(" tasks=%d", tasks);
 }
 
 #include "watchdog.h"
 
 int main(int argc, char **argv) {
     int seconds = argc > 1 ? atoi(argv[1]) : 60;
-    int egl = 0, steady_on = 0, gpu_wait = 0, pool = 0;
+    int egl = 0, steady_on = 0, gpu_wait = 0, pool = 0, glpool = 0;
     for (int i = 2; i < argc; i++) {
         linger |= strcmp(argv[i], "linger") == 0;
         egl |= strcmp(argv[i], "egl") == 0;
@@ -425,6 +492,7 @@ int main(int argc, char **argv) {
         steady_on |= strcmp(argv[i], "steady") == 0;
         gpu_wait |= strcmp(argv[i], "gpuwait") == 0;
         pool |= strcmp(argv[i], "pool") == 0;
+        glpool |= strcmp(argv[i], "glpool") == 0;
     }
     steady_on |= gpu_wait;
     printf("Vulkan device churn, %d WAIT_ANY waiter threads per device (%s), host and queue signals%s%s%s%s\n", WAITERS,
@@ -453,5 +521,11 @@ int main(int argc, char **argv) {
     }
     if (egl) pthread_create(&t[k++], NULL, gl_main, (void *) (long) reg("gl"));
     for (int i = 0; pool && i < POOL; i++) pthread_create(&t[k++], NULL, pool_main, (void *) (long) reg("pool"));
+    if (glpool) {
+        printf("GL engines of %d fresh threads on contexts shared with a producer, made and destroyed one after another\n",
+               GLPOOL);
+        glpool_slot = reg("glpool-waiters");
+        pthread_create(&t[k++], NULL, glpool_main, (void *) (long) reg("glpool"));
+    }
     watchdog(seconds, label);
 }
