@@ -29,10 +29,11 @@
 // glClientWaitSync on it, restore no context and end (without eglReleaseThread), as a GL engine's pool threads do; then
 // it destroys the shared contexts (gpusync's share group let go) and the producer (the class's @AfterAll). The suite
 // hung at 25fb15a with eglDestroyContext of a GL test's producer beside the test kit's vkDestroyDevice of an earlier
-// device, and one spinning NVIDIA thread named after each of the GL engine's 16 pool threads.
+// device, and one spinning NVIDIA thread named after each of the GL engine's 16 pool threads. With "release", each of
+// those threads calls eglReleaseThread before it ends.
 //
 //   gcc -O2 -o vk_wait_any_churn vk_wait_any_churn.c -lvulkan -lEGL -lGLESv2 -lpthread
-//   EGL_PLATFORM=surfaceless ./vk_wait_any_churn SECONDS [linger] [steady | gpuwait] [pool] [egl [ctxchurn]] [glpool]
+//   EGL_PLATFORM=surfaceless ./vk_wait_any_churn SECONDS [linger] [steady | gpuwait] [pool] [egl [ctxchurn]] [glpool [release]]
 //
 // Same output and exit codes as the other probes (watchdog.h): "STALL" and exit 2, or "NO STALL" and exit 0.
 #define _GNU_SOURCE
@@ -422,7 +423,7 @@ static EGLDisplay glpool_dpy;
 static EGLConfig glpool_config;
 static EGLContext glpool_producer;
 static EGLContext glpool_shared[GLPOOL];
-static int glpool_slot;
+static int glpool_slot, glpool_release;
 
 static void *glpool_waiter_main(void *arg) { // one of a GL engine's pool threads: a shared context, one wait, the end
     long i = (long) arg;
@@ -439,6 +440,10 @@ static void *glpool_waiter_main(void *arg) { // one of a GL engine's pool thread
     glDeleteSync(s);
     in_call[glpool_slot] = "eglMakeCurrent(NO_CONTEXT)";
     eglMakeCurrent(glpool_dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+    if (glpool_release) {
+        in_call[glpool_slot] = "eglReleaseThread";
+        eglReleaseThread();
+    }
     in_call[glpool_slot] = "idle";
     progress[glpool_slot]++;
     return NULL;
@@ -493,6 +498,7 @@ int main(int argc, char **argv) {
         gpu_wait |= strcmp(argv[i], "gpuwait") == 0;
         pool |= strcmp(argv[i], "pool") == 0;
         glpool |= strcmp(argv[i], "glpool") == 0;
+        glpool_release |= strcmp(argv[i], "release") == 0;
     }
     steady_on |= gpu_wait;
     printf("Vulkan device churn, %d WAIT_ANY waiter threads per device (%s), host and queue signals%s%s%s%s\n", WAITERS,
@@ -522,8 +528,8 @@ int main(int argc, char **argv) {
     if (egl) pthread_create(&t[k++], NULL, gl_main, (void *) (long) reg("gl"));
     for (int i = 0; pool && i < POOL; i++) pthread_create(&t[k++], NULL, pool_main, (void *) (long) reg("pool"));
     if (glpool) {
-        printf("GL engines of %d fresh threads on contexts shared with a producer, made and destroyed one after another\n",
-               GLPOOL);
+        printf("GL engines of %d fresh threads on contexts shared with a producer, made and destroyed one after another%s\n",
+               GLPOOL, glpool_release ? " (eglReleaseThread before each thread ends)" : "");
         glpool_slot = reg("glpool-waiters");
         pthread_create(&t[k++], NULL, glpool_main, (void *) (long) reg("glpool"));
     }
