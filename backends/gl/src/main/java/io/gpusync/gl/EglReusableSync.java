@@ -65,6 +65,10 @@ public final class EglReusableSync implements AutoCloseable {
         if (display.equals(Egl.EGL_NO_DISPLAY())) {
             throw new SyncInvalidArgumentException(BackendKind.OPENGL, "EGL_NO_DISPLAY");
         }
+        return EglThreads.run(() -> createHere(display));
+    }
+
+    private static EglReusableSync createHere(MemorySegment display) {
         MemorySegment fn = EglNative.Khr.require(EglNative.Khr.CREATE_SYNC, "eglCreateSyncKHR");
         EglNative.Khr.require(EglNative.Khr.SIGNAL_SYNC, "eglSignalSyncKHR");
         if (!EglNative.hasExtension(display, "EGL_KHR_reusable_sync")) {
@@ -135,11 +139,11 @@ public final class EglReusableSync implements AutoCloseable {
     }
 
     private void setStatus(int mode, String name) {
-        claim.run(() -> {
+        claim.run(() -> EglThreads.run(() -> {
             if (PFNEGLSIGNALSYNCKHRPROC.invoke(EglNative.Khr.SIGNAL_SYNC, display, sync, mode) == Egl.EGL_FALSE()) {
                 throw EglNative.eglFailure("eglSignalSyncKHR(" + EglNative.hex(sync) + ", " + name + ")");
             }
-        });
+        }));
     }
 
     /**

@@ -63,10 +63,12 @@ final class EglSyncWaiter implements BlockingWaiter {
     record Destroy(MemorySegment display, MemorySegment sync) implements Runnable {
         @Override
         public void run() {
-            MemorySegment fn = EglNative.Khr.require(EglNative.Khr.DESTROY_SYNC, "eglDestroySyncKHR");
-            if (PFNEGLDESTROYSYNCKHRPROC.invoke(fn, display, sync) == Egl.EGL_FALSE()) {
-                throw EglNative.eglFailure("eglDestroySyncKHR(" + EglNative.hex(sync) + ")");
-            }
+            EglThreads.run(() -> {
+                MemorySegment fn = EglNative.Khr.require(EglNative.Khr.DESTROY_SYNC, "eglDestroySyncKHR");
+                if (PFNEGLDESTROYSYNCKHRPROC.invoke(fn, display, sync) == Egl.EGL_FALSE()) {
+                    throw EglNative.eglFailure("eglDestroySyncKHR(" + EglNative.hex(sync) + ")");
+                }
+            });
         }
     }
 
@@ -76,6 +78,10 @@ final class EglSyncWaiter implements BlockingWaiter {
     }
 
     private static int attrib(MemorySegment display, MemorySegment sync, int attribute, String name) {
+        return EglThreads.run(() -> attribHere(display, sync, attribute, name));
+    }
+
+    private static int attribHere(MemorySegment display, MemorySegment sync, int attribute, String name) {
         MemorySegment fn = EglNative.Khr.require(EglNative.Khr.GET_SYNC_ATTRIB, "eglGetSyncAttribKHR");
         MemorySegment value = EglNative.Scratch.get().word;
         value.set(ValueLayout.JAVA_INT, 0, 0);
@@ -90,7 +96,7 @@ final class EglSyncWaiter implements BlockingWaiter {
         Timeouts.requireValid(timeout);
         claim.run(() -> {
             MemorySegment fn = EglNative.Khr.require(EglNative.Khr.CLIENT_WAIT_SYNC, "eglClientWaitSyncKHR");
-            WaitLoop.await(timeout, WaitLoop.INTERRUPT_CHECK_NANOS, nanos -> waitSlice(fn, nanos), this,
+            WaitLoop.await(timeout, WaitLoop.INTERRUPT_CHECK_NANOS, nanos -> EglThreads.run(() -> waitSlice(fn, nanos)), this,
                     () -> new SyncTimeoutException(BackendKind.OPENGL,
                             this + " not signalled within " + Timeouts.describe(timeout)));
         });
@@ -108,7 +114,7 @@ final class EglSyncWaiter implements BlockingWaiter {
             }
             // Mesa: a woken timed wait on a reusable sync returns EGL_FALSE with no error, and one that timed out
             // after a lost wake-up returns EGL_FALSE with EGL_BAD_ACCESS although the sync is signalled
-            return status() == Egl.EGL_SIGNALED_KHR();
+            return attribHere(display, sync, Egl.EGL_SYNC_STATUS_KHR(), "EGL_SYNC_STATUS_KHR") == Egl.EGL_SIGNALED_KHR();
         }
         if (r != Egl.EGL_TIMEOUT_EXPIRED_KHR()) {
             throw EglNative.eglFailure("eglClientWaitSyncKHR(" + this + ") returned 0x"

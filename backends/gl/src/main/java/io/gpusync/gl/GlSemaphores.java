@@ -78,7 +78,7 @@ public final class GlSemaphores {
             throw new SyncInvalidArgumentException(BackendKind.OPENGL, "importFd needs a valid fd, got " + fd);
         }
         boolean timeline = kind == VulkanSemaphoreKind.TIMELINE;
-        return group.duringWait(() -> {
+        return group.duringWait(() -> EglThreads.run(() -> {
             int semaphore;
             try (ShareContexts.Binding ignored = group.contexts().bind(); Arena a = Arena.ofConfined()) {
                 requireExtensions(timeline);
@@ -109,7 +109,7 @@ public final class GlSemaphores {
                 throw e;
             }
             return new SyncPoint.OpenGL(semaphore, v, group.context(), waiter);
-        });
+        }));
     }
 
     /** Throws, deleting {@code semaphore}, if the last GL call ({@code step}) raised an error. */
@@ -173,8 +173,12 @@ public final class GlSemaphores {
             ShareContexts contexts = group.contexts();
             group.hold(); // dropped after the deletion below
             this.anchor = io.gpusync.kit.NativeAnchor.adoptBlocking("GL semaphore " + semaphore, () -> {
-                try (ShareContexts.Binding ignored = contexts.bind(); Arena a = Arena.ofConfined()) {
-                    Fns.call(Fns.DELETE, 1, a.allocateFrom(JAVA_INT, semaphore));
+                try {
+                    EglThreads.run(() -> {
+                        try (ShareContexts.Binding ignored = contexts.bind(); Arena a = Arena.ofConfined()) {
+                            Fns.call(Fns.DELETE, 1, a.allocateFrom(JAVA_INT, semaphore));
+                        }
+                    });
                 } finally {
                     group.releaseHold();
                 }
@@ -183,6 +187,11 @@ public final class GlSemaphores {
 
         /** Queues the wait (at {@code value}) and a fence in a context of the group; the waiter of that fence. */
         SyncWaiter waiterAt(OptionalLong value) {
+            MemorySegment sync = EglThreads.run(() -> queueWaitAndFence(value));
+            return new GlSemaphoreWaiter(this, value, group.adoptGlSync(sync).waiter());
+        }
+
+        private MemorySegment queueWaitAndFence(OptionalLong value) {
             MemorySegment sync;
             try (ShareContexts.Binding ignored = group.contexts().bind(); Arena a = Arena.ofConfined()) {
                 if (value.isPresent()) {
@@ -196,7 +205,7 @@ public final class GlSemaphores {
                     throw EglNative.glFailure("glWaitSemaphoreEXT + glFenceSync on GL semaphore " + semaphore);
                 }
             }
-            return new GlSemaphoreWaiter(this, value, group.adoptGlSync(sync).waiter());
+            return sync;
         }
     }
 

@@ -45,7 +45,7 @@ public final class GlShareGroup implements AutoCloseable {
     private GlShareGroup(ShareContexts contexts) {
         this.contexts = contexts;
         NativeAnchor anchor = NativeAnchor.adopt("wait contexts shared with EGL context "
-                + EglNative.hex(contexts.producer), contexts::destroy);
+                + EglNative.hex(contexts.producer), () -> EglThreads.run(contexts::destroy));
         this.userClaim = anchor.claim(this);
     }
 
@@ -66,7 +66,7 @@ public final class GlShareGroup implements AutoCloseable {
                     "GlShareGroup needs an EGLDisplay and an EGLContext, got " + EglNative.hex(display) + ", "
                             + EglNative.hex(context));
         }
-        return new GlShareGroup(ShareContexts.of(display, context));
+        return new GlShareGroup(EglThreads.run(() -> ShareContexts.of(display, context)));
     }
 
     /** {@link #of(MemorySegment, MemorySegment)} from raw handle values (e.g. LWJGL's {@code long}s). */
@@ -132,7 +132,7 @@ public final class GlShareGroup implements AutoCloseable {
 
     private void requireSync(MemorySegment glsync) {
         Objects.requireNonNull(glsync, "glsync");
-        duringWait(() -> {
+        duringWait(() -> EglThreads.run(() -> {
             try (ShareContexts.Binding ignored = contexts.bind()) {
                 if (glsync.equals(MemorySegment.NULL) || Gles.glIsSync(glsync) == 0) {
                     throw new SyncInvalidArgumentException(BackendKind.OPENGL, EglNative.hex(glsync)
@@ -140,7 +140,7 @@ public final class GlShareGroup implements AutoCloseable {
                 }
             }
             return null;
-        });
+        }));
     }
 
     ShareContexts contexts() {

@@ -65,8 +65,12 @@ final class GlSyncWaiter implements BlockingWaiter {
     record Delete(ShareContexts contexts, MemorySegment sync, NativeAnchor.Claim groupHold) implements Runnable {
         @Override
         public void run() {
-            try (ShareContexts.Binding ignored = contexts.bind()) {
-                Gles.glDeleteSync(sync);
+            try {
+                EglThreads.run(() -> {
+                    try (ShareContexts.Binding ignored = contexts.bind()) {
+                        Gles.glDeleteSync(sync);
+                    }
+                });
             } finally {
                 groupHold.exit();
             }
@@ -77,13 +81,16 @@ final class GlSyncWaiter implements BlockingWaiter {
     public void await(Duration timeout) {
         Timeouts.requireValid(timeout);
         held(() -> {
-            try (ShareContexts.Binding b = contexts.bind()) {
-                requireLiveSync();
-                int flags = b.onProducer() ? Gles.GL_SYNC_FLUSH_COMMANDS_BIT() : 0;
-                WaitLoop.await(timeout, WaitLoop.INTERRUPT_CHECK_NANOS, nanos -> waitSlice(flags, nanos), this,
-                        () -> new SyncTimeoutException(BackendKind.OPENGL,
-                                this + " not signalled within " + Timeouts.describe(timeout)));
-            }
+            // each slice binds on a thread that may make EGL calls (EglThreads), so the loop's interrupt checks
+            // stay on the waiting thread
+            WaitLoop.await(timeout, WaitLoop.INTERRUPT_CHECK_NANOS, nanos -> EglThreads.run(() -> {
+                        try (ShareContexts.Binding b = contexts.bind()) {
+                            requireLiveSync();
+                            return waitSlice(b.onProducer() ? Gles.GL_SYNC_FLUSH_COMMANDS_BIT() : 0, nanos);
+                        }
+                    }), this,
+                    () -> new SyncTimeoutException(BackendKind.OPENGL,
+                            this + " not signalled within " + Timeouts.describe(timeout)));
             return null;
         });
     }
@@ -102,7 +109,7 @@ final class GlSyncWaiter implements BlockingWaiter {
 
     @Override
     public boolean isSignaled() {
-        return held(() -> {
+        return held(() -> EglThreads.run(() -> {
             try (ShareContexts.Binding ignored = contexts.bind()) {
                 requireLiveSync();
                 MemorySegment value = EglNative.Scratch.get().word;
@@ -117,7 +124,7 @@ final class GlSyncWaiter implements BlockingWaiter {
                 }
                 throw EglNative.glFailure("glGetSynciv(" + this + ", GL_SYNC_STATUS)");
             }
-        });
+        }));
     }
 
     private void requireLiveSync() {

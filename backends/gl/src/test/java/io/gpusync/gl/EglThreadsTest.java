@@ -1,0 +1,122 @@
+package io.gpusync.gl;
+
+import io.gpusync.SyncPoint;
+import io.gpusync.test.gl.EglProducer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Where this backend makes its EGL and GL calls (README, "Driver hazards": NVIDIA's EGL deadlocks a thread's EGL
+ * teardown, at its end, against a {@code vkDestroyDevice} elsewhere in the process). A thread without a context
+ * current (an engine's pool thread, a housekeeping lane, a carrier) hands them to gpusync's EGL threads, which never
+ * end; a thread with a context current is the application's EGL thread and keeps them (Mesa llvmpipe here).
+ */
+class EglThreadsTest {
+    private static EglProducer producer;
+
+    @BeforeAll
+    static void open() {
+        producer = GlTestSupport.producer();
+        producer.fence(1).await(Duration.ofSeconds(30)); // warm-up
+    }
+
+    @AfterAll
+    static void close() {
+        if (producer != null) {
+            producer.close();
+        }
+    }
+
+    private static Set<Thread> eglThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith("gpusync-egl-"))
+                .collect(Collectors.toSet());
+    }
+
+    /** Runs {@code action} on a fresh platform thread, which then ends; rethrows what it threw. */
+    private static void onThreadThatEnds(Runnable action) throws InterruptedException {
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread t = Thread.ofPlatform().name("short-lived").start(() -> {
+            try {
+                action.run();
+            } catch (Throwable e) {
+                failure.set(e);
+            }
+        });
+        t.join(60_000);
+        assertThat(t.isAlive()).isFalse();
+        assertThat(failure.get()).isNull();
+    }
+
+    @Test
+    void waitsProbesSignalsAndReleasesFromAThreadThatEndsRunOnEglThreadsThatOutliveIt() throws Exception {
+        onThreadThatEnds(() -> {
+            SyncPoint.OpenGLSync glFence = producer.fence(1);
+            SyncPoint.OpenGLSync eglFence = producer.eglFence(1);
+            glFence.waiter().await(Duration.ofSeconds(30));
+            eglFence.waiter().await(Duration.ofSeconds(30));
+            assertThat(glFence.waiter().isSignaled()).isTrue();
+            assertThat(eglFence.waiter().isSignaled()).isTrue();
+            try (EglReusableSync reusable = producer.reusableSync()) {
+                reusable.signal();
+                reusable.point().waiter().await(Duration.ofSeconds(5));
+                reusable.point().waiter().close();
+            }
+            glFence.waiter().close();
+            eglFence.waiter().close();
+        });
+        Set<Thread> threads = eglThreads();
+        assertThat(threads).isNotEmpty();
+        Thread.sleep(1_500); // longer than a housekeeping lane or an idle pool thread lives
+        assertThat(threads).allSatisfy(t -> assertThat(t.isAlive()).as(t.getName()).isTrue());
+        assertThat(threads).allSatisfy(t -> assertThat(t.isDaemon()).as(t.getName()).isTrue());
+    }
+
+    @Test
+    void concurrentWaitsFromThreadsWithoutAContextAllCompleteOnEglThreads() throws Exception {
+        Set<String> failures = ConcurrentHashMap.newKeySet();
+        List<Thread> waiters = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            SyncPoint.OpenGLSync fence = producer.fence(4);
+            waiters.add(Thread.ofPlatform().name("waiter-" + i).start(() -> {
+                try {
+                    fence.waiter().await(Duration.ofSeconds(60));
+                    fence.waiter().close();
+                } catch (Throwable e) {
+                    failures.add(e.toString());
+                }
+            }));
+        }
+        for (Thread t : waiters) {
+            t.join(60_000);
+        }
+        assertThat(failures).isEmpty();
+        assertThat(EglThreads.started()).isPositive();
+        assertThat(eglThreads()).hasSize(EglThreads.started()); // none has ended
+    }
+
+    @Test
+    void aThreadWithTheProducerCurrentMakesItsCallsItself() {
+        SyncPoint.OpenGLSync fence = producer.fence(1);
+        AtomicReference<String> ranOn = new AtomicReference<>();
+        producer.runCurrent(() -> {
+            int before = EglThreads.started();
+            EglThreads.run(() -> ranOn.set(Thread.currentThread().getName()));
+            fence.waiter().await(Duration.ofSeconds(30));
+            assertThat(EglThreads.started()).isEqualTo(before);
+        });
+        assertThat(ranOn.get()).doesNotStartWith("gpusync-egl-");
+        fence.waiter().close();
+    }
+}
