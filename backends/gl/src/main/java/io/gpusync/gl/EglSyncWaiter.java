@@ -96,7 +96,9 @@ final class EglSyncWaiter implements BlockingWaiter {
         Timeouts.requireValid(timeout);
         claim.run(() -> {
             MemorySegment fn = EglNative.Khr.require(EglNative.Khr.CLIENT_WAIT_SYNC, "eglClientWaitSyncKHR");
-            WaitLoop.await(timeout, WaitLoop.INTERRUPT_CHECK_NANOS, nanos -> EglThreads.run(() -> waitSlice(fn, nanos)), this,
+            // each slice on a thread that may make EGL calls (EglThreads); the interrupt checks stay here
+            WaitLoop.await(timeout, WaitLoop.INTERRUPT_CHECK_NANOS,
+                    nanos -> EglThreads.run(() -> waitSlice(fn, nanos)), this,
                     () -> new SyncTimeoutException(BackendKind.OPENGL,
                             this + " not signalled within " + Timeouts.describe(timeout)));
         });
@@ -114,7 +116,8 @@ final class EglSyncWaiter implements BlockingWaiter {
             }
             // Mesa: a woken timed wait on a reusable sync returns EGL_FALSE with no error, and one that timed out
             // after a lost wake-up returns EGL_FALSE with EGL_BAD_ACCESS although the sync is signalled
-            return attribHere(display, sync, Egl.EGL_SYNC_STATUS_KHR(), "EGL_SYNC_STATUS_KHR") == Egl.EGL_SIGNALED_KHR();
+            int status = attribHere(display, sync, Egl.EGL_SYNC_STATUS_KHR(), "EGL_SYNC_STATUS_KHR");
+            return status == Egl.EGL_SIGNALED_KHR();
         }
         if (r != Egl.EGL_TIMEOUT_EXPIRED_KHR()) {
             throw EglNative.eglFailure("eglClientWaitSyncKHR(" + this + ") returned 0x"

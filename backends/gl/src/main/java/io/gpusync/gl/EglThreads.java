@@ -113,6 +113,9 @@ final class EglThreads {
             if (failure instanceof Error e) {
                 throw e;
             }
+            if (failure != null) { // a checked exception thrown past the compiler
+                throw new IllegalStateException(failure);
+            }
             return result;
         }
     }

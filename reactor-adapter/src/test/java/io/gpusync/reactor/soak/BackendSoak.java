@@ -49,6 +49,11 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class BackendSoak {
     static final int IN_FLIGHT = 8;
+    /**
+     * A bound on the GL backend's EGL threads, which never end: more than the EGL calls the soak's engines and
+     * threads can have in flight at once (a run here needs about 15), far fewer than one thread per call.
+     */
+    private static final int MAX_EGL_THREADS = 64;
     private static final Duration LONG = Duration.ofSeconds(5);
     private static final Duration[] SHORT = {Duration.ZERO, Duration.ofMillis(1), Duration.ofMillis(10),
             Duration.ofMillis(50)};
@@ -591,6 +596,10 @@ public final class BackendSoak {
         }
         if (after.engineThreadCount() > baseline.engineThreadCount()) {
             failures.add("gpusync threads " + baseline.gpusyncThreads() + " -> " + after.gpusyncThreads());
+        }
+        if (after.eglThreadCount() > MAX_EGL_THREADS) {
+            failures.add(after.eglThreadCount() + " EGL threads, more than the soak's " + MAX_EGL_THREADS
+                    + " concurrent EGL calls could need");
         }
         if (mid != null) {
             rssWindow.failure(mid.rssKiB(), after.rssKiB()).ifPresent(failures::add);

@@ -31,13 +31,19 @@ record ProcessResources(int fds, int nativeThreads, TreeMap<String, Integer> gpu
 
     /**
      * gpusync's threads other than the shared default engine's (never disposed; its idle pool and wait-set
-     * threads retire on their own timers) and gpusync's process-wide ones (cleaner, housekeeping).
+     * threads retire on their own timers) and gpusync's process-wide ones (cleaner, housekeeping, the GL
+     * backend's EGL threads).
      */
     int engineThreadCount() {
         return gpusyncThreads.entrySet().stream()
                 .filter(e -> !e.getKey().startsWith("gpusync-default-") && !e.getKey().equals("gpusync-cleaner")
-                        && !e.getKey().startsWith("gpusync-housekeeping"))
+                        && !e.getKey().startsWith("gpusync-housekeeping") && !e.getKey().equals("gpusync-egl"))
                 .mapToInt(Map.Entry::getValue).sum();
+    }
+
+    /** The GL backend's EGL threads: they never end, and grow only to the peak number of concurrent EGL calls. */
+    int eglThreadCount() {
+        return gpusyncThreads.getOrDefault("gpusync-egl", 0);
     }
 
     /**
