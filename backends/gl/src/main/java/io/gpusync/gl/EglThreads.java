@@ -125,9 +125,11 @@ final class EglThreads {
         private final EglThreads threads;
 
         Worker(EglThreads threads, int n) {
-            super("gpusync-egl-" + n);
+            // it outlives whoever made it: inherit neither its thread locals nor its class loader
+            super(null, null, "gpusync-egl-" + n, 0, false);
             this.threads = threads;
             setDaemon(true);
+            setContextClassLoader(null);
         }
 
         @Override
