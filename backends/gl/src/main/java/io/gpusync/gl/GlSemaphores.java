@@ -174,8 +174,8 @@ public final class GlSemaphores {
             group.hold(); // dropped after the deletion below
             this.anchor = io.gpusync.kit.NativeAnchor.adoptBlocking("GL semaphore " + semaphore, () -> {
                 try {
-                    EglThreads.run(() -> {
-                        try (ShareContexts.Binding ignored = contexts.bind(); Arena a = Arena.ofConfined()) {
+                    contexts.runBound(() -> {
+                        try (Arena a = Arena.ofConfined()) {
                             Fns.call(Fns.DELETE, 1, a.allocateFrom(JAVA_INT, semaphore));
                         }
                     });
@@ -187,23 +187,23 @@ public final class GlSemaphores {
 
         /** Queues the wait (at {@code value}) and a fence in a context of the group; the waiter of that fence. */
         SyncWaiter waiterAt(OptionalLong value) {
-            MemorySegment sync = EglThreads.run(() -> queueWaitAndFence(value));
+            MemorySegment sync = group.contexts().callBound(b -> queueWaitAndFence(value));
             return new GlSemaphoreWaiter(this, value, group.adoptGlSync(sync).waiter());
         }
 
+        /** With a context of the group bound. */
         private MemorySegment queueWaitAndFence(OptionalLong value) {
-            MemorySegment sync;
-            try (ShareContexts.Binding ignored = group.contexts().bind(); Arena a = Arena.ofConfined()) {
+            try (Arena a = Arena.ofConfined()) {
                 if (value.isPresent()) {
                     Fns.call(Fns.PARAM_UI64, semaphore, GL_TIMELINE_SEMAPHORE_VALUE_NV,
                             a.allocateFrom(ValueLayout.JAVA_LONG, value.getAsLong()));
                 }
-                Fns.call(Fns.WAIT, semaphore, 0, MemorySegment.NULL, 0, MemorySegment.NULL, MemorySegment.NULL);
-                sync = Gles.glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-                Gles.glFlush();
-                if (sync.equals(MemorySegment.NULL) || Gles.glGetError() != 0) {
-                    throw EglNative.glFailure("glWaitSemaphoreEXT + glFenceSync on GL semaphore " + semaphore);
-                }
+            }
+            Fns.call(Fns.WAIT, semaphore, 0, MemorySegment.NULL, 0, MemorySegment.NULL, MemorySegment.NULL);
+            MemorySegment sync = Gles.glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+            Gles.glFlush();
+            if (sync.equals(MemorySegment.NULL) || Gles.glGetError() != 0) {
+                throw EglNative.glFailure("glWaitSemaphoreEXT + glFenceSync on GL semaphore " + semaphore);
             }
             return sync;
         }

@@ -132,12 +132,10 @@ public final class GlShareGroup implements AutoCloseable {
 
     private void requireSync(MemorySegment glsync) {
         Objects.requireNonNull(glsync, "glsync");
-        duringWait(() -> EglThreads.run(() -> {
-            try (ShareContexts.Binding ignored = contexts.bind()) {
-                if (glsync.equals(MemorySegment.NULL) || Gles.glIsSync(glsync) == 0) {
-                    throw new SyncInvalidArgumentException(BackendKind.OPENGL, EglNative.hex(glsync)
-                            + " is not a live GLsync of the share group of context " + EglNative.hex(contexts.producer));
-                }
+        duringWait(() -> contexts.callBound(b -> {
+            if (glsync.equals(MemorySegment.NULL) || Gles.glIsSync(glsync) == 0) {
+                throw new SyncInvalidArgumentException(BackendKind.OPENGL, EglNative.hex(glsync)
+                        + " is not a live GLsync of the share group of context " + EglNative.hex(contexts.producer));
             }
             return null;
         }));

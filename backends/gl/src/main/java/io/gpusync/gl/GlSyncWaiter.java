@@ -66,11 +66,7 @@ final class GlSyncWaiter implements BlockingWaiter {
         @Override
         public void run() {
             try {
-                EglThreads.run(() -> {
-                    try (ShareContexts.Binding ignored = contexts.bind()) {
-                        Gles.glDeleteSync(sync);
-                    }
-                });
+                contexts.runBound(() -> Gles.glDeleteSync(sync));
             } finally {
                 groupHold.exit();
             }
@@ -83,11 +79,9 @@ final class GlSyncWaiter implements BlockingWaiter {
         held(() -> {
             // each slice binds on a thread that may make EGL calls (EglThreads), so the loop's interrupt checks
             // stay on the waiting thread
-            WaitLoop.await(timeout, WaitLoop.INTERRUPT_CHECK_NANOS, nanos -> EglThreads.run(() -> {
-                        try (ShareContexts.Binding b = contexts.bind()) {
-                            requireLiveSync();
-                            return waitSlice(b.onProducer() ? Gles.GL_SYNC_FLUSH_COMMANDS_BIT() : 0, nanos);
-                        }
+            WaitLoop.await(timeout, WaitLoop.INTERRUPT_CHECK_NANOS, nanos -> contexts.callBound(b -> {
+                        requireLiveSync();
+                        return waitSlice(b.onProducer() ? Gles.GL_SYNC_FLUSH_COMMANDS_BIT() : 0, nanos);
                     }), this,
                     () -> new SyncTimeoutException(BackendKind.OPENGL,
                             this + " not signalled within " + Timeouts.describe(timeout)));
@@ -109,21 +103,19 @@ final class GlSyncWaiter implements BlockingWaiter {
 
     @Override
     public boolean isSignaled() {
-        return held(() -> EglThreads.run(() -> {
-            try (ShareContexts.Binding ignored = contexts.bind()) {
-                requireLiveSync();
-                MemorySegment value = EglNative.Scratch.get().word;
-                value.set(ValueLayout.JAVA_INT, 0, -1);
-                Gles.glGetSynciv(sync, Gles.GL_SYNC_STATUS(), 1, MemorySegment.NULL, value);
-                int status = value.get(ValueLayout.JAVA_INT, 0);
-                if (status == Gles.GL_SIGNALED()) {
-                    return true;
-                }
-                if (status == Gles.GL_UNSIGNALED()) {
-                    return false;
-                }
-                throw EglNative.glFailure("glGetSynciv(" + this + ", GL_SYNC_STATUS)");
+        return held(() -> contexts.callBound(b -> {
+            requireLiveSync();
+            MemorySegment value = EglNative.Scratch.get().word;
+            value.set(ValueLayout.JAVA_INT, 0, -1);
+            Gles.glGetSynciv(sync, Gles.GL_SYNC_STATUS(), 1, MemorySegment.NULL, value);
+            int status = value.get(ValueLayout.JAVA_INT, 0);
+            if (status == Gles.GL_SIGNALED()) {
+                return true;
             }
+            if (status == Gles.GL_UNSIGNALED()) {
+                return false;
+            }
+            throw EglNative.glFailure("glGetSynciv(" + this + ", GL_SYNC_STATUS)");
         }));
     }
 

@@ -133,6 +133,26 @@ final class ShareContexts {
         }
     }
 
+    /**
+     * Runs {@code action} with a context of the group bound ({@link #bind()}), on a thread that may make EGL calls
+     * ({@link EglThreads}), and restores that thread's binding.
+     */
+    <T> T callBound(java.util.function.Function<Binding, T> action) {
+        return EglThreads.run(() -> {
+            try (Binding b = bind()) {
+                return action.apply(b);
+            }
+        });
+    }
+
+    /** {@link #callBound} for an action without a result. */
+    void runBound(Runnable action) {
+        callBound(b -> {
+            action.run();
+            return null;
+        });
+    }
+
     private synchronized boolean isOurs(MemorySegment ctx) {
         return all.contains(ctx);
     }
