@@ -4,7 +4,11 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
 import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -16,15 +20,25 @@ import java.util.concurrent.locks.LockSupport;
  * so that disposal can tell when they have all ended: {@link #awaitEnded} for a caller that may block,
  * {@link #ended()} for one that may not. Every thread a {@link #role} factory makes must be started.
  *
+ * <p>A backend may lend threads of its own ({@link io.gpusync.spi.BlockingWaiter#waitThreads()}): a task
+ * {@link #lend lent} to one counts as one of this engine's threads until it returns, for disposal and for
+ * {@link #isCurrent()}, though the thread itself lives on.
+ *
  * <p>Thread-safe and lock-free: making a thread adds it to a concurrent queue (dropping threads that have
  * ended), so a subscribing event loop that starts a thread takes no lock.
  */
 final class EngineThreads {
+    /** How often disposal looks whether the lent tasks have returned. */
+    private static final long LENT_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private final String engine;
     /** Threads made, alive or ended since the last thread was made. */
     private final Queue<Thread> made = new ConcurrentLinkedQueue<>();
     private final Sinks.Empty<Void> allEnded = Sinks.empty();
     private final AtomicBoolean watching = new AtomicBoolean();
+    /** Lent tasks handed over and not yet returned (queued in the lender or running). */
+    private final AtomicInteger lentTasks = new AtomicInteger();
+    /** The threads running a lent task now. */
+    private final Set<Thread> lentThreads = ConcurrentHashMap.newKeySet();
 
     EngineThreads(String engine) {
         this.engine = engine;
@@ -44,14 +58,40 @@ final class EngineThreads {
         };
     }
 
-    /** Whether the calling thread is one of this engine's. */
+    /**
+     * Hands {@code task} to {@code lender}, a backend's threads; {@code false} if the lender refused it (a
+     * {@link RejectedExecutionException}). Never blocks, if the lender keeps its contract.
+     */
+    boolean lend(Executor lender, Runnable task) {
+        lentTasks.incrementAndGet();
+        try {
+            lender.execute(() -> {
+                Thread me = Thread.currentThread();
+                lentThreads.add(me);
+                try {
+                    task.run();
+                } finally {
+                    lentThreads.remove(me);
+                    lentTasks.decrementAndGet();
+                }
+            });
+            return true;
+        } catch (RejectedExecutionException refused) {
+            lentTasks.decrementAndGet();
+            return false;
+        }
+    }
+
+    /** Whether the calling thread is one of this engine's, or runs a task lent by it. */
     boolean isCurrent() {
-        return made.contains(Thread.currentThread());
+        Thread me = Thread.currentThread();
+        return made.contains(me) || lentThreads.contains(me);
     }
 
     /**
-     * Blocks until every thread made (but the calling one) has ended, or until {@code deadlineNanos}
-     * ({@link System#nanoTime()}). For disposal on a thread that may block; the threads must have been told to stop.
+     * Blocks until every thread made (but the calling one) has ended and every lent task has returned, or until
+     * {@code deadlineNanos} ({@link System#nanoTime()}). For disposal on a thread that may block and is not
+     * {@link #isCurrent() this engine's}; the threads must have been told to stop.
      */
     void awaitEnded(long deadlineNanos) {
         boolean interrupted = false;
@@ -69,13 +109,17 @@ final class EngineThreads {
                 interrupted = true;
             }
         }
+        while (lentTasks.get() > 0 && deadlineNanos - System.nanoTime() > 0) {
+            LockSupport.parkNanos(LENT_POLL_NANOS); // a lent task ends with its wait's slice: disposal only
+        }
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
     }
 
     /**
-     * Completes once every thread made has ended; the threads must have been told to stop. The first call starts
+     * Completes once every thread made has ended and every lent task has returned; the threads must have been told
+     * to stop. The first call starts
      * a virtual thread that joins them (the subscribing thread never blocks) and completes every subscriber, past
      * and future; a subscriber that comes after that is completed at once, on its own thread.
      */
@@ -107,6 +151,10 @@ final class EngineThreads {
             }
             if (joined) {
                 continue; // look again: a thread made while the engine was being disposed is joined too
+            }
+            if (lentTasks.get() > 0) {
+                LockSupport.parkNanos(LENT_POLL_NANOS); // nothing to join on a lent thread: look again shortly
+                continue;
             }
             if (!unstarted) {
                 break;

@@ -32,7 +32,7 @@ final class WaitStrategies {
             chain.add(epoll);
         }
         chain.add(new WaitSetStrategy(blockingSlice, threads.role("waitset")));
-        chain.add(new WaiterPool(waiterThreads, blockingSlice, Duration.ofSeconds(30), threads.role("waiter"), probe));
+        chain.add(new WaiterPool(waiterThreads, blockingSlice, Duration.ofSeconds(30), threads, probe));
         chain.add(probe);
     }
 

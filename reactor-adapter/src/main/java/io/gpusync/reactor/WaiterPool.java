@@ -7,7 +7,7 @@ import io.gpusync.spi.WakeableWaiter;
 import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
-import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.Executor;
 
 /**
  * {@link WaitPath#BLOCKING}: the dedicated waiter-thread pool. Platform threads (native calls pin virtual
@@ -33,17 +33,25 @@ import java.util.concurrent.ThreadFactory;
  * context); their first probe runs here, on a pool thread. A {@code Duration.ZERO} wait is one probe on a
  * pool thread (or, with the pool full, on {@link Schedulers#boundedElastic()}).
  *
+ * <p><b>Lent threads.</b> A waiter whose backend lends threads ({@link BlockingWaiter#waitThreads()}) is served
+ * the same way on one of those, under the same bound, and its wait completes there: its driver calls need no
+ * hand-off to the backend's threads, and no thread of the engine's ever makes them.
+ *
  * <p>Shutdown never waits: idle threads end at once, and a serving thread leaves at the end of its slice (at once
- * for a wakeable waiter, which the disposal wakes); the engine's {@link EngineThreads} tells when all have ended.
+ * for a wakeable waiter, which the disposal wakes); the engine's {@link EngineThreads} tells when all have ended
+ * and every lent task has returned.
  */
 final class WaiterPool implements WaitStrategy {
     private static final Registration.InPlace NOTHING_TO_WAKE = () -> { };
     private final WaiterThreads threads;
+    private final EngineThreads engineThreads;
     private final Duration slice;
     private final WaitStrategy overflow;
 
-    WaiterPool(int maxThreads, Duration slice, Duration keepAlive, ThreadFactory factory, WaitStrategy overflow) {
-        this.threads = new WaiterThreads(maxThreads, keepAlive.toNanos(), factory);
+    WaiterPool(int maxThreads, Duration slice, Duration keepAlive, EngineThreads engineThreads,
+               WaitStrategy overflow) {
+        this.threads = new WaiterThreads(maxThreads, keepAlive.toNanos(), engineThreads.role("waiter"));
+        this.engineThreads = engineThreads;
         this.slice = slice;
         this.overflow = overflow;
         // Reactor creates its shared boundedElastic on first use, and of two threads that race to create it, one
@@ -64,7 +72,9 @@ final class WaiterPool implements WaitStrategy {
     @Override
     public void start(PendingWait wait) {
         boolean probeOnly = wait.timeout.isZero();
-        if (threads.tryStart(probeOnly ? () -> probeOnce(wait) : () -> serve(wait))) {
+        Runnable task = probeOnly ? () -> probeOnce(wait) : () -> serve(wait);
+        Executor lender = ((BlockingWaiter) wait.waiter).waitThreads();
+        if (lender == null ? threads.tryStart(task) : threads.tryLend(task, t -> engineThreads.lend(lender, t))) {
             return;
         }
         if (probeOnly) {

@@ -4,6 +4,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Predicate;
 
 /**
  * The threads of the {@link WaiterPool}: runs at most {@code maxTasks} tasks at once, each on a platform thread of
@@ -67,6 +68,29 @@ final class WaiterThreads {
             permits.incrementAndGet();
             return false;
         }
+    }
+
+    /**
+     * Runs {@code task} through {@code lend} (which hands it to a backend's thread, or returns {@code false}),
+     * under the same bound as the tasks on this set's own threads; {@code false} at once if {@code maxTasks}
+     * tasks are running, if the threads are shut down, or if {@code lend} refused it.
+     */
+    boolean tryLend(Runnable task, Predicate<Runnable> lend) {
+        if (!tryAcquire()) {
+            return false;
+        }
+        Runnable counted = () -> {
+            try {
+                task.run();
+            } finally {
+                permits.incrementAndGet();
+            }
+        };
+        if (stopped || !lend.test(counted)) {
+            permits.incrementAndGet();
+            return false;
+        }
+        return true;
     }
 
     /** Stops the threads: idle ones end at once, busy ones after their task; later tasks are refused. */

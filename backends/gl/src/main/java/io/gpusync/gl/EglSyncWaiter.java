@@ -14,6 +14,7 @@ import io.gpusync.kit.WaitLoop;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
+import java.util.concurrent.Executor;
 
 /**
  * The waiter of an {@code EGLSync} (a fence sync of {@code EGL_KHR_fence_sync} or a host-signalled sync of
@@ -89,6 +90,12 @@ final class EglSyncWaiter implements BlockingWaiter {
             throw EglNative.eglFailure("eglGetSyncAttribKHR(EGLSync " + EglNative.hex(sync) + ", " + name + ")");
         }
         return value.get(ValueLayout.JAVA_INT, 0);
+    }
+
+    /** The engine waits on {@link EglThreads}: no thread of its own makes this waiter's EGL calls. */
+    @Override
+    public Executor waitThreads() {
+        return EglThreads.lender();
     }
 
     @Override

@@ -5,6 +5,8 @@ import io.gpusync.internal.ProcessServices;
 
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
@@ -21,16 +23,25 @@ import java.util.function.Supplier;
  * would be such a teardown. A thread that has a context current is the application's EGL thread; its calls stay on
  * it (a wait there may flush the producer's commands).
  *
+ * <p><b>Lent to engines.</b> The waiters lend these threads to an engine ({@link #lender()}, the SPI's
+ * {@code BlockingWaiter.waitThreads}): the engine's whole blocking wait runs on one of them, its slices inline,
+ * and the wait completes there, so a wake costs no hand-off. At most {@link #MAX_LENT} such tasks run at once in
+ * the process; beyond that the executor refuses, and the engine probes the wait instead.
+ *
  * <p><b>Threading and blocking.</b> Thread-safe. {@link #run} blocks the caller, without a lock, until the action
  * has returned on one of these threads, and rethrows what it threw. Actions are bounded (a wait slice of at most
  * {@code WaitLoop.INTERRUPT_CHECK_NANOS}, a probe, a create or destroy call), so the caller waits through an
- * interrupt and keeps its flag, as it would inside the driver call itself. Threads are made on demand, up to the
- * peak number of concurrent calls, and park when idle; never ending is the point. A per-process service.
+ * interrupt and keeps its flag, as it would inside the driver call itself. The lender's {@code execute} never
+ * blocks. Threads are made on demand, up to the peak number of concurrent calls and lent tasks, and park when
+ * idle; never ending is the point. A per-process service.
  */
-final class EglThreads {
-    private final ConcurrentLinkedQueue<Call<?>> calls = new ConcurrentLinkedQueue<>();
+final class EglThreads implements Executor {
+    /** Lent tasks that may run at once in the process (each holds a thread for a whole wait). */
+    static final int MAX_LENT = 32;
+    private final ConcurrentLinkedQueue<Runnable> calls = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedDeque<Worker> idle = new ConcurrentLinkedDeque<>();
     private final AtomicInteger started = new AtomicInteger();
+    private final AtomicInteger lent = new AtomicInteger();
 
     private EglThreads() {
     }
@@ -58,6 +69,36 @@ final class EglThreads {
         });
     }
 
+    /** The executor that runs an engine's blocking waits on these threads (see the class comment). */
+    static Executor lender() {
+        return process();
+    }
+
+    /**
+     * Runs {@code task} on one of these threads, never on the caller's; never blocks.
+     *
+     * @throws RejectedExecutionException if {@link #MAX_LENT} tasks are running, or no thread could be started
+     */
+    @Override
+    public void execute(Runnable task) {
+        if (lent.incrementAndGet() > MAX_LENT) {
+            lent.decrementAndGet();
+            throw new RejectedExecutionException(MAX_LENT + " waits already run on gpusync-egl threads");
+        }
+        try {
+            hand(() -> {
+                try {
+                    task.run();
+                } finally {
+                    lent.decrementAndGet();
+                }
+            });
+        } catch (RuntimeException | Error cannotStart) { // no native thread to be had (OutOfMemoryError)
+            lent.decrementAndGet();
+            throw new RejectedExecutionException("no gpusync-egl thread could be started", cannotStart);
+        }
+    }
+
     /** The number of these threads made so far in this process (none has ended). */
     static int started() {
         return process().started.get();
@@ -65,18 +106,30 @@ final class EglThreads {
 
     private <T> T call(Supplier<T> action) {
         Call<T> call = new Call<>(action, Thread.currentThread());
-        calls.add(call);
+        hand(call);
+        return call.join();
+    }
+
+    /** Queues {@code task} and wakes an idle thread for it, or starts one. */
+    private void hand(Runnable task) {
+        calls.add(task);
         Worker w = idle.pollFirst();
         if (w != null) {
             LockSupport.unpark(w);
         } else {
-            new Worker(this, started.incrementAndGet()).start();
+            Worker fresh = new Worker(this, started.incrementAndGet());
+            try {
+                fresh.start();
+            } catch (RuntimeException | Error e) {
+                if (calls.remove(task)) { // else a running thread took it: it runs after all
+                    throw e;
+                }
+            }
         }
-        return call.join();
     }
 
     /** One call handed over: the worker sets the outcome, then unparks the caller. */
-    private static final class Call<T> {
+    private static final class Call<T> implements Runnable {
         private final Supplier<T> action;
         private final Thread caller;
         private T result;
@@ -88,7 +141,8 @@ final class EglThreads {
             this.caller = caller;
         }
 
-        void runHere() {
+        @Override
+        public void run() {
             try {
                 result = action.get();
             } catch (Throwable t) {
@@ -120,7 +174,10 @@ final class EglThreads {
         }
     }
 
-    /** A thread of the set: serves calls until there are none, parks as idle, and never ends. */
+    /**
+     * A thread of the set: serves calls and lent tasks until there are none, parks as idle, and never ends (what a
+     * task throws goes to the uncaught-exception handler; the interrupt flag it leaves is cleared).
+     */
     private static final class Worker extends Thread {
         private final EglThreads threads;
 
@@ -135,8 +192,13 @@ final class EglThreads {
         @Override
         public void run() {
             while (true) {
-                for (Call<?> c; (c = threads.calls.poll()) != null; ) {
-                    c.runHere();
+                for (Runnable task; (task = threads.calls.poll()) != null; ) {
+                    try {
+                        task.run();
+                    } catch (Throwable e) {
+                        getUncaughtExceptionHandler().uncaughtException(this, e);
+                    }
+                    Thread.interrupted();
                 }
                 threads.idle.addFirst(this);
                 if (!threads.calls.isEmpty() && threads.idle.remove(this)) {

@@ -233,6 +233,11 @@ public final class GlSemaphores {
         }
 
         @Override
+        public java.util.concurrent.Executor waitThreads() {
+            return EglThreads.lender();
+        }
+
+        @Override
         public boolean isSignaled() {
             return claim.call(fence::isSignaled);
         }

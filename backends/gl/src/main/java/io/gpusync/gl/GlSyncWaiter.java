@@ -13,6 +13,7 @@ import io.gpusync.kit.WaitLoop;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 /**
@@ -71,6 +72,12 @@ final class GlSyncWaiter implements BlockingWaiter {
                 groupHold.exit();
             }
         }
+    }
+
+    /** The engine waits on {@link EglThreads}: no thread of its own makes this waiter's EGL calls. */
+    @Override
+    public Executor waitThreads() {
+        return EglThreads.lender();
     }
 
     @Override

@@ -11,10 +11,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Where this backend makes its EGL and GL calls (README, "Driver hazards": NVIDIA's EGL deadlocks a thread's EGL
@@ -118,5 +123,82 @@ class EglThreadsTest {
         });
         assertThat(ranOn.get()).doesNotStartWith("gpusync-egl-");
         fence.waiter().close();
+    }
+
+    @Test
+    void theWaitersLendTheseThreadsToAnEngineAndTheirCallsThereRunInline() throws Exception {
+        SyncPoint.OpenGLSync fence = producer.fence(1);
+        Executor lender = ((io.gpusync.spi.BlockingWaiter) fence.waiter()).waitThreads();
+        assertThat(lender).isNotNull();
+        int before = EglThreads.started();
+        AtomicReference<String> ranOn = new AtomicReference<>();
+        AtomicReference<String> sliceOn = new AtomicReference<>();
+        CountDownLatch done = new CountDownLatch(1);
+        lender.execute(() -> {
+            ranOn.set(Thread.currentThread().getName());
+            EglThreads.run(() -> sliceOn.set(Thread.currentThread().getName())); // no hand-off from here
+            fence.waiter().await(Duration.ofSeconds(30));
+            done.countDown();
+        });
+        assertThat(done.await(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(ranOn.get()).startsWith("gpusync-egl-").isEqualTo(sliceOn.get());
+        assertThat(EglThreads.started()).isLessThanOrEqualTo(before + 1);
+        fence.waiter().close();
+    }
+
+    @Test
+    void theLenderRefusesBeyondItsBoundAndAFailingOrInterruptingTaskLeavesItsThreadServing() throws Exception {
+        Executor lender = EglThreads.lender();
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch running = new CountDownLatch(EglThreads.MAX_LENT);
+        for (int i = 0; i < EglThreads.MAX_LENT; i++) {
+            lender.execute(() -> {
+                running.countDown();
+                awaitQuietly(release);
+            });
+        }
+        try {
+            assertThat(running.await(60, TimeUnit.SECONDS)).isTrue();
+            assertThatThrownBy(() -> lender.execute(() -> { })).isInstanceOf(RejectedExecutionException.class);
+        } finally {
+            release.countDown();
+        }
+        int threads = EglThreads.started();
+        CountDownLatch served = new CountDownLatch(1);
+        AtomicReference<Boolean> interruptedAtStart = new AtomicReference<>();
+        awaitAccepted(lender, () -> {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("a task's bug, reported and survived");
+        });
+        awaitAccepted(lender, () -> {
+            interruptedAtStart.set(Thread.currentThread().isInterrupted());
+            served.countDown();
+        });
+        assertThat(served.await(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(interruptedAtStart.get()).isFalse();
+        assertThat(EglThreads.started()).as("no thread ended, so none was replaced").isEqualTo(threads);
+        assertThat(eglThreads()).hasSize(threads);
+    }
+
+    /** Hands {@code task} over once the tasks of the test before have returned (the lender refuses until then). */
+    private static void awaitAccepted(Executor lender, Runnable task) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            try {
+                lender.execute(task);
+                return;
+            } catch (RejectedExecutionException full) {
+                assertThat(System.nanoTime() - deadline).isNegative();
+                Thread.sleep(10);
+            }
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

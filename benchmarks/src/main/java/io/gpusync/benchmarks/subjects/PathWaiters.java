@@ -75,6 +75,10 @@ public final class PathWaiters {
     }
 
     record BlockingOnly(SyncWaiter inner) implements Forwarding, BlockingWaiter {
+        @Override
+        public java.util.concurrent.Executor waitThreads() {
+            return inner instanceof BlockingWaiter b ? b.waitThreads() : null;
+        }
     }
 
     record WakeableBlockingOnly(WakeableWaiter inner) implements Forwarding, WakeableWaiter {

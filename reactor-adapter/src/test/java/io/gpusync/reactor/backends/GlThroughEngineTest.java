@@ -116,9 +116,10 @@ class GlThroughEngineTest {
                             threadAtDelivery.set(Thread.currentThread().getName());
                         }))
                 .verifyComplete();
-        // a pool thread (no GL context of its own) borrowed a share-group context per slice and restored
-        // its binding; even a fence already signalled at subscription is probed there, not on this thread
-        assertThat(threadAtDelivery.get()).startsWith("gpusync-gl-waiter-");
+        // the GL backend's own thread (no GL context of its own) waited, borrowing a share-group context per
+        // slice and restoring its binding, and delivered there: no hand-off, and no engine thread made a GL call;
+        // even a fence already signalled at subscription is probed there, not on this thread
+        assertThat(threadAtDelivery.get()).startsWith("gpusync-egl-");
         assertThat(contextAtDelivery.get()).isEqualTo(Egl.EGL_NO_CONTEXT());
         assertThat(engine.pendingWaits()).isZero();
         point.waiter().close();
@@ -136,7 +137,7 @@ class GlThroughEngineTest {
                             .subscribeOn(loop));
             StepVerifier.create(waits).verifyComplete();
             assertThat(eglThreads).isNotEmpty()
-                    .allSatisfy(name -> assertThat(name).startsWith("gpusync-gl-waiter-"));
+                    .allSatisfy(name -> assertThat(name).startsWith("gpusync-egl-"));
         } finally {
             points.forEach(p -> p.waiter().close());
             serverLoops.shutdownGracefully(0, 0, TimeUnit.SECONDS);
@@ -160,6 +161,11 @@ class GlThroughEngineTest {
         @Override
         public BackendKind backend() {
             return inner.backend();
+        }
+
+        @Override
+        public java.util.concurrent.Executor waitThreads() {
+            return ((BlockingWaiter) inner).waitThreads();
         }
     }
 
