@@ -22,7 +22,9 @@
  * them itself. Any other thread (an engine's pool thread, a housekeeping lane, a virtual thread's carrier) hands
  * them, one bounded call at a time, to gpusync's EGL threads ({@code gpusync-egl-N}, daemons, as many as the peak
  * number of concurrent calls), which never end: a thread that made EGL calls must not end while another thread of
- * the process may be in {@code vkDestroyDevice} (NVIDIA's EGL deadlocks the two; README, "Driver hazards").
+ * the process may be in {@code vkDestroyDevice} (NVIDIA's EGL deadlocks the two; README, "Driver hazards"). The
+ * waiters lend these threads to engines ({@code BlockingWaiter.waitThreads}): an engine's blocking wait runs
+ * there whole and completes there, with no hand-off per slice.
  *
  * <p><b>Native boundary.</b> Every place where gpusync hands the driver something that may outlive the call, or
  * destroys what the driver may still use, and why the free comes after the driver's last use:
