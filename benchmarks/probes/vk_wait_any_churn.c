@@ -31,15 +31,25 @@
 // hung at 25fb15a with eglDestroyContext of a GL test's producer beside the test kit's vkDestroyDevice of an earlier
 // device, and one spinning NVIDIA thread named after each of the GL engine's 16 pool threads. With "release", each of
 // those threads calls eglReleaseThread before it ends.
+// With "cudawait" (implies "steady"), a thread does what the soak's CUDA external-semaphore tickets do, on the steady
+// device (made with VK_KHR_external_semaphore_fd, as the soak's exporting device is): a fresh exportable timeline
+// semaphore, its opaque fd imported into CUDA, a CUDA stream waiting on it on the GPU, an event after the wait, the
+// host signal 1-100 ms later, the event waited on, then the import destroyed and the semaphore destroyed; four such
+// waits in flight on the one stream. The whole suite passed at 56c36bc while the soak beside it stalled 8 minutes in
+// with no thread ending and vkDestroyDevice spinning; the gpuwait modes (a Vulkan queue waiting on the GPU) did not
+// stall in 200 s. CUDA is loaded with dlopen: the probe runs without it, and this mode then says so and does nothing.
 //
-//   gcc -O2 -o vk_wait_any_churn vk_wait_any_churn.c -lvulkan -lEGL -lGLESv2 -lpthread
-//   EGL_PLATFORM=surfaceless ./vk_wait_any_churn SECONDS [linger] [steady | gpuwait] [pool] [egl [ctxchurn]] [glpool [release]]
+//   gcc -O2 -I/usr/local/cuda/include -o vk_wait_any_churn vk_wait_any_churn.c -lvulkan -lEGL -lGLESv2 -lpthread -ldl
+//   EGL_PLATFORM=surfaceless ./vk_wait_any_churn SECONDS [linger] [steady | gpuwait] [cudawait] [pool] [egl [ctxchurn]]
+//       [glpool [release]]
 //
 // Same output and exit codes as the other probes (watchdog.h): "STALL" and exit 2, or "NO STALL" and exit 0.
 #define _GNU_SOURCE
 #include <vulkan/vulkan.h>
 #include <EGL/egl.h>
+#include <cuda.h>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <EGL/eglext.h>
 #include <GLES3/gl3.h>
 #include <pthread.h>
@@ -82,6 +92,7 @@ typedef struct {
 } churned_t;
 
 static int linger, ctx_churn, waiter_slots[WAITERS], steady_slots[WAITERS], destroyer_slot;
+static int exporting; // the next device made gets VK_KHR_external_semaphore_fd (the steady one, with "cudawait")
 
 static VkSemaphore timeline(VkDevice dev) {
     VkSemaphoreTypeCreateInfo type = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
@@ -321,10 +332,18 @@ static churned_t *make_device(int me, const int *slots) {
                                  .pQueuePriorities = &prio};
     VkPhysicalDeviceTimelineSemaphoreFeatures tf = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES, .timelineSemaphore = VK_TRUE};
+    static const char *const export_fd[] = {"VK_KHR_external_semaphore_fd"};
     VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &tf,
-                              .queueCreateInfoCount = 1, .pQueueCreateInfos = &q};
+                              .queueCreateInfoCount = 1, .pQueueCreateInfos = &q,
+                              .enabledExtensionCount = exporting ? 1 : 0, .ppEnabledExtensionNames = export_fd};
     in_call[me] = "vkCreateDevice";
-    check(vkCreateDevice(pd, &dci, NULL, &c->dev), "vkCreateDevice");
+    VkResult made = vkCreateDevice(pd, &dci, NULL, &c->dev);
+    if (made == VK_ERROR_EXTENSION_NOT_PRESENT && exporting) { // lavapipe: no exportable semaphores
+        printf("cudawait: no VK_KHR_external_semaphore_fd on this device: the mode does nothing\n");
+        exporting = dci.enabledExtensionCount = 0;
+        made = vkCreateDevice(pd, &dci, NULL, &c->dev);
+    }
+    check(made, "vkCreateDevice");
     vkGetDeviceQueue(c->dev, 0, 0, &c->queue);
     c->wait_semaphores = (PFN_vkWaitSemaphores) vkGetDeviceProcAddr(c->dev, "vkWaitSemaphores");
     c->signal_semaphore = (PFN_vkSignalSemaphore) vkGetDeviceProcAddr(c->dev, "vkSignalSemaphore");
@@ -335,6 +354,80 @@ static churned_t *make_device(int me, const int *slots) {
     for (int i = 0; i < WAITERS; i++) pthread_create(&c->waiter[i], NULL, waiter_main, c);
     in_call[me] = "idle";
     return c;
+}
+
+#define CUDA_IN_FLIGHT 4
+#define CU(call) do { CUresult r_ = (call); if (r_ != CUDA_SUCCESS) { fprintf(stderr, "%s: %d\n", #call, r_); exit(1); } } while (0)
+
+static void *cuda_main(void *arg) { // the soak's CUDA external-semaphore tickets, on the steady (exporting) device
+    int me = (int) (long) arg;
+    churned_t *c = steady;
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW);
+    if (lib == NULL) { printf("cudawait: no CUDA driver here (%s): the mode does nothing\n", dlerror()); return NULL; }
+#define SYM(name) __typeof__(&name) p_##name = (__typeof__(&name)) dlsym(lib, #name)
+    SYM(cuInit); SYM(cuDeviceGet); SYM(cuDevicePrimaryCtxRetain); SYM(cuCtxSetCurrent); SYM(cuStreamCreate);
+    SYM(cuEventCreate); SYM(cuEventRecord); SYM(cuEventSynchronize); SYM(cuImportExternalSemaphore);
+    SYM(cuWaitExternalSemaphoresAsync); SYM(cuDestroyExternalSemaphore);
+#undef SYM
+    PFN_vkGetSemaphoreFdKHR get_fd = (PFN_vkGetSemaphoreFdKHR) vkGetDeviceProcAddr(c->dev, "vkGetSemaphoreFdKHR");
+    if (get_fd == NULL) { fprintf(stderr, "vkGetSemaphoreFdKHR missing\n"); exit(1); }
+    if (p_cuInit(0) != CUDA_SUCCESS) { printf("cudawait: cuInit failed: the mode does nothing\n"); return NULL; }
+    CUdevice dev;
+    CUcontext ctx;
+    CUstream stream;
+    CU(p_cuDeviceGet(&dev, 0));
+    CU(p_cuDevicePrimaryCtxRetain(&ctx, dev));
+    CU(p_cuCtxSetCurrent(ctx));
+    CU(p_cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+    VkSemaphore sem[CUDA_IN_FLIGHT];
+    CUexternalSemaphore ext[CUDA_IN_FLIGHT];
+    CUevent after[CUDA_IN_FLIGHT];
+    for (int i = 0; i < CUDA_IN_FLIGHT; i++) CU(p_cuEventCreate(&after[i], CU_EVENT_DISABLE_TIMING));
+    unsigned seed = 17;
+    while (!stop) {
+        for (int i = 0; i < CUDA_IN_FLIGHT; i++) { // fresh semaphores, imported, waited on by the stream on the GPU
+            VkExportSemaphoreCreateInfo ex = {.sType = VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO,
+                                              .handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT};
+            VkSemaphoreTypeCreateInfo type = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO, .pNext = &ex,
+                                              .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE};
+            VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &type};
+            in_call[me] = "vkCreateSemaphore(exportable)";
+            check(vkCreateSemaphore(c->dev, &sci, NULL, &sem[i]), "vkCreateSemaphore(exportable)");
+            VkSemaphoreGetFdInfoKHR gi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR, .semaphore = sem[i],
+                                          .handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT};
+            int fd;
+            in_call[me] = "vkGetSemaphoreFdKHR";
+            check(get_fd(c->dev, &gi, &fd), "vkGetSemaphoreFdKHR");
+            CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC d = {.type = CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD,
+                                                     .handle.fd = fd};
+            in_call[me] = "cuImportExternalSemaphore";
+            CU(p_cuImportExternalSemaphore(&ext[i], &d)); // CUDA owns the fd from here
+            CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS wp;
+            memset(&wp, 0, sizeof(wp));
+            wp.params.fence.value = 1;
+            in_call[me] = "cuWaitExternalSemaphoresAsync";
+            CU(p_cuWaitExternalSemaphoresAsync(&ext[i], &wp, 1, stream));
+            CU(p_cuEventRecord(after[i], stream));
+        }
+        for (int i = 0; i < CUDA_IN_FLIGHT; i++) { // host signals later, in order; each wait then passes
+            in_call[me] = "idle";
+            usleep(1000 + rand_r(&seed) % 25000);
+            VkSemaphoreSignalInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO, .semaphore = sem[i], .value = 1};
+            in_call[me] = "vkSignalSemaphore(exported)";
+            check(c->signal_semaphore(c->dev, &si), "vkSignalSemaphore(exported)");
+        }
+        for (int i = 0; i < CUDA_IN_FLIGHT; i++) {
+            in_call[me] = "cuEventSynchronize";
+            CU(p_cuEventSynchronize(after[i]));
+            in_call[me] = "cuDestroyExternalSemaphore";
+            CU(p_cuDestroyExternalSemaphore(ext[i]));
+            in_call[me] = "vkDestroySemaphore(exported)";
+            vkDestroySemaphore(c->dev, sem[i], NULL);
+        }
+        in_call[me] = "idle";
+        progress[me]++;
+    }
+    return NULL;
 }
 
 static void *churn_main(void *arg) { // the soak's device churn
@@ -489,22 +582,24 @@ static void label(void) { // the process's threads: NVIDIA's helpers, named afte
 
 int main(int argc, char **argv) {
     int seconds = argc > 1 ? atoi(argv[1]) : 60;
-    int egl = 0, steady_on = 0, gpu_wait = 0, pool = 0, glpool = 0;
+    int egl = 0, steady_on = 0, gpu_wait = 0, cuda_wait = 0, pool = 0, glpool = 0;
     for (int i = 2; i < argc; i++) {
         linger |= strcmp(argv[i], "linger") == 0;
         egl |= strcmp(argv[i], "egl") == 0;
         ctx_churn |= strcmp(argv[i], "ctxchurn") == 0;
         steady_on |= strcmp(argv[i], "steady") == 0;
         gpu_wait |= strcmp(argv[i], "gpuwait") == 0;
+        cuda_wait |= strcmp(argv[i], "cudawait") == 0;
         pool |= strcmp(argv[i], "pool") == 0;
         glpool |= strcmp(argv[i], "glpool") == 0;
         glpool_release |= strcmp(argv[i], "release") == 0;
     }
-    steady_on |= gpu_wait;
-    printf("Vulkan device churn, %d WAIT_ANY waiter threads per device (%s), host and queue signals%s%s%s%s\n", WAITERS,
+    steady_on |= gpu_wait | cuda_wait;
+    printf("Vulkan device churn, %d WAIT_ANY waiter threads per device (%s), host and queue signals%s%s%s%s%s\n", WAITERS,
            linger ? "parked until after the destroy" : "ended before the destroy",
            steady_on ? ", a steady device waited on throughout" : "",
-           gpu_wait ? " (its queue waiting on host-signalled values)" : "", egl ? ", GL fences on EGL" : "",
+           gpu_wait ? " (its queue waiting on host-signalled values)" : "",
+           cuda_wait ? ", a CUDA stream waiting on its exported semaphores" : "", egl ? ", GL fences on EGL" : "",
            egl && ctx_churn ? " (a fresh context every 200)" : "");
     if (pool) printf("%d pool threads making blocking waits (fences, single points%s)\n", POOL, egl ? ", EGL syncs" : "");
     pthread_t t[THREADS];
@@ -513,9 +608,13 @@ int main(int argc, char **argv) {
     destroyer_slot = reg("destroyer");
     if (steady_on) {
         for (int i = 0; i < WAITERS; i++) steady_slots[i] = reg("steady-waiter");
+        exporting = cuda_wait;
         steady = make_device(reg("steady-device"), steady_slots);
+        cuda_wait &= exporting; // still set: the steady device exports
+        exporting = 0;
     }
     if (gpu_wait) pthread_create(&t[k++], NULL, gpu_waiter_main, (void *) (long) reg("gpu-waiter"));
+    if (cuda_wait) pthread_create(&t[k++], NULL, cuda_main, (void *) (long) reg("cuda-waits"));
     pthread_create(&t[k++], NULL, churn_main, (void *) (long) reg("devices"));
     pthread_create(&t[k++], NULL, signaller_main, (void *) (long) reg("signaller"));
     if (egl && pool) { // the pool waits on the GL thread's EGL syncs, as gpusync's EGL waiter does: the KHR entry points
