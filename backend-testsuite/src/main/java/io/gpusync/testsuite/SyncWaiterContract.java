@@ -7,6 +7,7 @@ import io.gpusync.SyncPoint;
 import io.gpusync.SyncTimeoutException;
 import io.gpusync.SyncWaiter;
 
+import io.gpusync.spi.BlockingWaiter;
 import io.gpusync.spi.CallbackRegistration;
 import io.gpusync.kit.NativeAnchor;
 import io.gpusync.spi.SignalCallbackWaiter;
@@ -20,6 +21,7 @@ import java.util.List;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -443,6 +445,28 @@ public abstract class SyncWaiterContract {
         callbacks.onSignal(r).cancel();
         eventually("the listener", () -> r.calls.get() == 1);
         assertThat(r.error.get()).isNull();
+    }
+
+    @Test
+    void aWaitOnTheThreadsTheWaiterLendsEndsWhenSignalledAndHandingItOverNeverBlocks() throws Exception {
+        Subject s = subject();
+        SyncWaiter p = s.waiter();
+        assumeTrue(p instanceof BlockingWaiter b && b.waitThreads() != null, "this backend lends no threads");
+        Executor lender = ((BlockingWaiter) p).waitThreads();
+        CompletableFuture<String> waitedOn = new CompletableFuture<>();
+        lender.execute(() -> {
+            try {
+                p.await(SyncPoint.FOREVER);
+                waitedOn.complete(Thread.currentThread().getName());
+            } catch (Throwable e) {
+                waitedOn.completeExceptionally(e);
+            }
+        });
+        // execute returned with the point unsignalled: the wait was not run on this thread
+        assertThat(waitedOn).isNotDone();
+        s.signal();
+        assertThat(waitedOn.get(PROMPTLY.toSeconds(), TimeUnit.SECONDS))
+                .isNotEqualTo(Thread.currentThread().getName());
     }
 
     // ------------------------------------------------------------------ support
