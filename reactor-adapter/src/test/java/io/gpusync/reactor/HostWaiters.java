@@ -74,7 +74,16 @@ final class HostWaiters {
 
     /** {@link #blockingOnly} that records the name of every thread that probes or waits on it. */
     static SyncWaiter recordingBlocking(SyncPoint point, java.util.Collection<String> threads) {
-        return new RecordingBlocking(point.waiter(), threads);
+        return new RecordingBlocking(point.waiter(), threads, null);
+    }
+
+    /**
+     * {@link #recordingBlocking} whose engine waits run on {@code lender}'s threads
+     * ({@link BlockingWaiter#waitThreads()}).
+     */
+    static SyncWaiter lendingBlocking(SyncWaiter inner, java.util.Collection<String> threads,
+                                      java.util.concurrent.Executor lender) {
+        return new RecordingBlocking(inner, threads, lender);
     }
 
     /** A waiter that forwards {@code await}, {@code isSignaled} and {@code backend} to the one it wraps. */
@@ -105,7 +114,8 @@ final class HostWaiters {
         }
     }
 
-    record RecordingBlocking(SyncWaiter inner, java.util.Collection<String> threads) implements BlockingWaiter {
+    record RecordingBlocking(SyncWaiter inner, java.util.Collection<String> threads,
+                             java.util.concurrent.Executor waitThreads) implements BlockingWaiter {
         @Override
         public void await(Duration timeout) {
             threads.add(Thread.currentThread().getName());

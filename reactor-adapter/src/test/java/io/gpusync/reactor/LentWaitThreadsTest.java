@@ -58,7 +58,7 @@ class LentWaitThreadsTest {
 
     @Test
     void aWaitIsWaitedOnAndCompletedOnALentThreadWithNoWaiterThreadOfTheEngine() {
-        SyncWaiter waiter = new Lending(timeline.at(1).waiter(), waitingThreads, lender);
+        SyncWaiter waiter = lending(timeline.at(1).waiter(), waitingThreads, lender);
         assertThat(engine.pathFor(waiter)).isEqualTo(WaitPath.BLOCKING);
         AtomicReference<String> deliveredOn = new AtomicReference<>();
 
@@ -77,7 +77,7 @@ class LentWaitThreadsTest {
         timeline.signal(1);
         AtomicReference<String> deliveredOn = new AtomicReference<>();
 
-        StepVerifier.create(engine.await(new Lending(timeline.at(1).waiter(), waitingThreads, lender), Duration.ZERO)
+        StepVerifier.create(engine.await(lending(timeline.at(1).waiter(), waitingThreads, lender), Duration.ZERO)
                         .doOnSuccess(v -> deliveredOn.set(Thread.currentThread().getName())))
                 .verifyComplete();
 
@@ -87,8 +87,8 @@ class LentWaitThreadsTest {
 
     @Test
     void lentTasksCountAgainstThePoolBoundAndTheWaitsBeyondItAreProbed() {
-        List<SyncWaiter> waiters = List.of(new Lending(timeline.at(1).waiter(), waitingThreads, lender),
-                new Lending(timeline.at(1).waiter(), waitingThreads, lender), new Lending(timeline.at(1).waiter(), waitingThreads, lender));
+        List<SyncWaiter> waiters = List.of(lending(timeline.at(1).waiter(), waitingThreads, lender),
+                lending(timeline.at(1).waiter(), waitingThreads, lender), lending(timeline.at(1).waiter(), waitingThreads, lender));
         CountDownLatch done = new CountDownLatch(3);
         waiters.forEach(w -> engine.await(w, Duration.ofSeconds(30)).subscribe(null, e -> { }, done::countDown));
 
@@ -105,7 +105,7 @@ class LentWaitThreadsTest {
         };
         AtomicReference<String> deliveredOn = new AtomicReference<>();
 
-        StepVerifier.create(engine.await(new Lending(timeline.at(1).waiter(), waitingThreads, refusing), Duration.ofSeconds(30))
+        StepVerifier.create(engine.await(lending(timeline.at(1).waiter(), waitingThreads, refusing), Duration.ofSeconds(30))
                         .doOnSuccess(v -> deliveredOn.set(Thread.currentThread().getName())))
                 .then(() -> timeline.signal(1))
                 .verifyComplete();
@@ -120,7 +120,7 @@ class LentWaitThreadsTest {
         CountDownLatch mayReturn = new CountDownLatch(1);
         AtomicInteger returned = new AtomicInteger();
         SyncWaiter point = timeline.at(1).waiter();
-        SyncWaiter stubborn = new Lending(new HostWaiters.Forwarding() {
+        SyncWaiter stubborn = lending(new HostWaiters.Forwarding() {
             @Override
             public SyncWaiter inner() {
                 return point;
@@ -150,6 +150,10 @@ class LentWaitThreadsTest {
         assertThat(returned.get()).isEqualTo(1);
     }
 
+    private static SyncWaiter lending(SyncWaiter inner, Collection<String> threads, Executor lender) {
+        return HostWaiters.lendingBlocking(inner, threads, lender);
+    }
+
     private static List<String> engineThreadNames() {
         return Thread.getAllStackTraces().keySet().stream().map(Thread::getName).toList();
     }
@@ -159,31 +163,6 @@ class LentWaitThreadsTest {
             assertThat(latch.await(30, TimeUnit.SECONDS)).isTrue();
         } catch (InterruptedException e) {
             throw new AssertionError(e);
-        }
-    }
-
-    /** A blocking waiter whose engine waits run on {@code lender}; records the threads that wait or probe. */
-    private record Lending(SyncWaiter inner, Collection<String> threads, Executor lender) implements BlockingWaiter {
-        @Override
-        public void await(Duration timeout) {
-            threads.add(Thread.currentThread().getName());
-            inner.await(timeout);
-        }
-
-        @Override
-        public boolean isSignaled() {
-            threads.add(Thread.currentThread().getName());
-            return inner.isSignaled();
-        }
-
-        @Override
-        public BackendKind backend() {
-            return inner.backend();
-        }
-
-        @Override
-        public Executor waitThreads() {
-            return lender;
         }
     }
 }
