@@ -46,6 +46,7 @@ final class StallReport {
                 }
             }
         }
+        virtualThreadsInBindings(b);
         b.append("SOAK OS THREADS (tid name state utime+stime ticks wchan syscall)\n");
         try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
             tasks.sorted().forEach(t -> b.append(osThread(t)).append('\n'));
@@ -56,6 +57,31 @@ final class StallReport {
         nativeStacks(b);
         out.print(b);
         out.flush();
+    }
+
+    /**
+     * The virtual threads inside a native binding call, which {@link Thread#getAllStackTraces()} leaves out (the test
+     * kit destroys Vulkan devices on one: the stall at {@code 56c36bc} showed only its carrier), from the JDK's thread
+     * dump ({@code HotSpotDiagnosticMXBean.dumpThreads}), which writes to a file that must not exist yet.
+     */
+    private static void virtualThreadsInBindings(StringBuilder b) {
+        Path file = null;
+        try {
+            file = Files.createTempFile("gpusync-threads", ".txt");
+            Files.delete(file);
+            java.lang.management.ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class)
+                    .dumpThreads(file.toString(), com.sun.management.HotSpotDiagnosticMXBean.ThreadDumpFormat.TEXT_PLAIN);
+            for (String thread : Files.readString(file).split("\n\n")) {
+                String header = thread.lines().findFirst().orElse("");
+                if (header.startsWith("#") && header.contains("\" virtual ") && thread.contains("io.gpusync.bindings.")) {
+                    b.append(thread.strip()).append('\n');
+                }
+            }
+        } catch (IOException | RuntimeException | LinkageError e) { // no jdk.management in a trimmed runtime
+            b.append("SOAK VIRTUAL THREADS unavailable: ").append(e).append('\n');
+        } finally {
+            deleteQuietly(file);
+        }
     }
 
     /** The environment variable that names a native stack dumper ({@code eu-stack}, or a wrapper of it). */
@@ -88,12 +114,16 @@ final class StallReport {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
-            if (file != null) {
-                try {
-                    Files.deleteIfExists(file);
-                } catch (IOException ignored) {
-                    // a temp file left behind
-                }
+            deleteQuietly(file);
+        }
+    }
+
+    private static void deleteQuietly(Path file) {
+        if (file != null) {
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException ignored) {
+                // a temp file left behind
             }
         }
     }
