@@ -34,7 +34,7 @@
 // With "cudawait" (implies "steady"), a thread does what the soak's CUDA external-semaphore tickets do, on the steady
 // device (made with VK_KHR_external_semaphore_fd, as the soak's exporting device is): a fresh exportable timeline
 // semaphore, its opaque fd imported into CUDA, a CUDA stream waiting on it on the GPU, an event after the wait, the
-// host signal 1-100 ms later, the event waited on, then the import destroyed and the semaphore destroyed; four such
+// host signal 1-26 ms later, the event waited on, then the import destroyed and the semaphore destroyed; four such
 // waits in flight on the one stream. The whole suite passed at 56c36bc while the soak beside it stalled 8 minutes in
 // with no thread ending and vkDestroyDevice spinning; the gpuwait modes (a Vulkan queue waiting on the GPU) did not
 // stall in 200 s. CUDA is loaded with dlopen: the probe runs without it, and this mode then says so and does nothing.
