@@ -8,7 +8,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -60,7 +59,8 @@ final class EngineThreads {
 
     /**
      * Hands {@code task} to {@code lender}, a backend's threads; {@code false} if the lender refused it (a
-     * {@link RejectedExecutionException}). Never blocks, if the lender keeps its contract.
+     * {@link java.util.concurrent.RejectedExecutionException}, or any other runtime exception: the task is not
+     * counted then). Never blocks, if the lender keeps its contract.
      */
     boolean lend(Executor lender, Runnable task) {
         lentTasks.incrementAndGet();
@@ -76,9 +76,12 @@ final class EngineThreads {
                 }
             });
             return true;
-        } catch (RejectedExecutionException refused) {
+        } catch (RuntimeException refused) {
             lentTasks.decrementAndGet();
             return false;
+        } catch (Error e) {
+            lentTasks.decrementAndGet();
+            throw e;
         }
     }
 
@@ -119,9 +122,9 @@ final class EngineThreads {
 
     /**
      * Completes once every thread made has ended and every lent task has returned; the threads must have been told
-     * to stop. The first call starts
-     * a virtual thread that joins them (the subscribing thread never blocks) and completes every subscriber, past
-     * and future; a subscriber that comes after that is completed at once, on its own thread.
+     * to stop. The first call starts a virtual thread that joins them (the subscribing thread never blocks) and
+     * completes every subscriber, past and future; a subscriber that comes after that is completed at once, on its
+     * own thread.
      */
     Mono<Void> ended() {
         if (watching.compareAndSet(false, true)) {

@@ -86,11 +86,15 @@ final class WaiterThreads {
                 permits.incrementAndGet();
             }
         };
-        if (stopped || !lend.test(counted)) {
-            permits.incrementAndGet();
-            return false;
+        boolean lent = false;
+        try {
+            lent = !stopped && lend.test(counted);
+            return lent;
+        } finally {
+            if (!lent) {
+                permits.incrementAndGet();
+            }
         }
-        return true;
     }
 
     /** Stops the threads: idle ones end at once, busy ones after their task; later tasks are refused. */

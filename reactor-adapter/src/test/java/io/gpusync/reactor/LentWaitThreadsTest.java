@@ -115,6 +115,27 @@ class LentWaitThreadsTest {
     }
 
     @Test
+    void aLenderThatThrowsAnythingElseIsTakenAsRefusingAndHoldsNeitherAPermitNorTheDisposal() {
+        AtomicInteger calls = new AtomicInteger();
+        Executor buggy = task -> {
+            if (calls.incrementAndGet() <= 2) { // as many as the pool's permits: a leaked one would refuse the third
+                throw new IllegalStateException("a lender's bug");
+            }
+            lender.execute(task);
+        };
+        for (long v = 1; v <= 3; v++) {
+            long value = v;
+            StepVerifier.create(engine.await(lending(timeline.at(v).waiter(), waitingThreads, buggy),
+                            Duration.ofSeconds(30)))
+                    .then(() -> timeline.signal(value))
+                    .verifyComplete();
+        }
+
+        assertThat(tasksLent.get()).as("the third wait was lent").isEqualTo(1);
+        assertThat(engine.disposeGracefully().toFuture()).succeedsWithin(Duration.ofSeconds(10));
+    }
+
+    @Test
     void gracefulDisposalCompletesOnlyOnceTheLentTasksHaveReturned() throws InterruptedException {
         CountDownLatch inTheWait = new CountDownLatch(1);
         CountDownLatch mayReturn = new CountDownLatch(1);
