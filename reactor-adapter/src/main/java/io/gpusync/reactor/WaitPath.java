@@ -40,7 +40,9 @@ public enum WaitPath {
     WAIT_SET,
     /**
      * A native blocking wait ({@link io.gpusync.spi.BlockingWaiter}) on a pool thread, in slices; its first probe
-     * runs there too (never on the subscribing thread). With the pool full, the wait is probed by {@link #PROBE}.
+     * runs there too (never on the subscribing thread). A backend may lend its own threads for it instead
+     * ({@link io.gpusync.spi.BlockingWaiter#waitThreads()}: the EGL/GL backend does), and the wait then completes on
+     * the lent thread. With the pool full, the wait is probed by {@link #PROBE}.
      * A cancelled or timed-out wait frees its thread at once if the waiter is a
      * {@link io.gpusync.spi.WakeableWaiter}, else at the end of the slice.
      */
