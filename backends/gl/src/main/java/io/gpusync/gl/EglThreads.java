@@ -52,7 +52,9 @@ final class EglThreads implements Executor {
 
     /**
      * Runs {@code action}, which makes EGL or GL calls, on the calling thread if it is one of these or has an EGL
-     * context current, else on one of these; returns its result.
+     * context current, else on one of these; returns its result. The check itself leaves no driver state on the
+     * calling thread: libglvnd answers {@code eglGetCurrentContext} from its own per-thread record, without calling
+     * into the vendor's library.
      */
     static <T> T run(Supplier<T> action) {
         if (Thread.currentThread() instanceof Worker || !Egl.eglGetCurrentContext().equals(Egl.EGL_NO_CONTEXT())) {
