@@ -50,10 +50,11 @@ import java.util.concurrent.atomic.LongAdder;
 public final class BackendSoak {
     static final int IN_FLIGHT = 8;
     /**
-     * A bound on the GL backend's EGL threads, which never end: more than the EGL calls the soak's engines and
-     * threads can have in flight at once (a run here needs about 15), far fewer than one thread per call.
+     * A bound on the GL backend's EGL threads, which never end: more than the GL waits lent to engines at once (32
+     * at most in a process) and the EGL calls the soak's other threads can have in flight (a run here needs about
+     * 15 threads in all, NVIDIA's about 11 before waits were lent), far fewer than one thread per call.
      */
-    private static final int MAX_EGL_THREADS = 64;
+    private static final int MAX_EGL_THREADS = 96;
     private static final Duration LONG = Duration.ofSeconds(5);
     private static final Duration[] SHORT = {Duration.ZERO, Duration.ofMillis(1), Duration.ofMillis(10),
             Duration.ofMillis(50)};
