@@ -41,9 +41,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * OpenGL/EGL (Mesa surfaceless + llvmpipe here) through the engine: every GL/EGL waiter is a blocking waiter
  * whose probe binds a context, so the engine never probes it on the subscribing thread (an event loop, a
- * Reactor {@code parallel} thread): its first probe and its waits in slices run on the engine's pool threads —
- * platform threads with no GL context of their own, which is what the backend's share-group context pool
- * is for ({@code GLsync} waits) and what {@code EGLSync} waits do not need.
+ * Reactor {@code parallel} thread): its first probe and its waits in slices run on the threads the GL backend lends
+ * the engine ({@code gpusync-egl-N}), which complete the wait — platform threads with no GL context of their own,
+ * which is what the backend's share-group context pool is for ({@code GLsync} waits) and what {@code EGLSync} waits
+ * do not need.
  */
 class GlThroughEngineTest {
     /** Fences on this producer's 4096 × 4096 pbuffer take llvmpipe real time, so they are pending when awaited. */

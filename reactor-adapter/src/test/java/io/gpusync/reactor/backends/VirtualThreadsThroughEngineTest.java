@@ -3,10 +3,12 @@ package io.gpusync.reactor.backends;
 import io.gpusync.SyncNotSupportedException;
 import io.gpusync.SyncPoint;
 import io.gpusync.cpu.CpuTimeline;
+import io.gpusync.gl.EglReusableSync;
 import io.gpusync.linux.EventFd;
 import io.gpusync.reactor.GpuSync;
 import io.gpusync.reactor.SyncEngine;
 import io.gpusync.reactor.WaitPath;
+import io.gpusync.test.gl.EglProducer;
 import io.gpusync.test.vulkan.VulkanContext;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordingFile;
@@ -95,6 +97,36 @@ class VirtualThreadsThroughEngineTest {
                 () -> vk.device().hostSignal(base.semaphore(), 1000), Duration.ofMinutes(1));
 
         report.assertNoPinningAndNoThreadPerWait("gpusync-vt-vulkan-");
+    }
+
+    /**
+     * 10,000, not 100,000: of these waits on one host-signalled EGL sync the engine's pool serves 16 on the GL
+     * backend's own threads (lent to it, {@code gpusync-egl-N}, never ending), and its pollers probe the rest, each
+     * probe handed to one of those threads. They are the only threads the run may add beyond the usual ones, and
+     * far fewer than one per wait.
+     */
+    @Test
+    void tenThousandVirtualThreadsBlockedOnAnEglSyncNeitherPinNorAddAThreadPerWait() throws Exception {
+        EglProducer producer;
+        try {
+            producer = EglProducer.openSurfaceless();
+        } catch (SyncNotSupportedException absent) {
+            assumeTrue(false, "no EGL/GLES driver with the surfaceless platform here: " + absent.getMessage());
+            return;
+        }
+        closing.add(producer);
+        EglReusableSync sync = producer.reusableSync();
+        closing.add(sync);
+        SyncPoint point = sync.point();
+        closing.add(() -> point.waiter().close());
+        engine = GpuSync.builder().name("vt-gl").build();
+        assertThat(engine.pathFor(point.waiter())).isEqualTo(WaitPath.BLOCKING);
+
+        BlockedVirtualThreads.Report report = BlockedVirtualThreads.run(engine, 10_000, i -> point, sync::signal,
+                Duration.ofMinutes(1));
+
+        // the lent waits (the pool's 16) and the pollers' hand-offs: at most 32 lent in a process, plus callers
+        report.assertNoPinningAndNoThreadPerWait("gpusync-vt-gl-", name -> name.startsWith("gpusync-egl-"), 40);
     }
 
     /** The recording these tests rely on does see a pinned park: a virtual thread parking in a class initializer. */
