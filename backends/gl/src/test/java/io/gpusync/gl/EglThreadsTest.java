@@ -180,6 +180,35 @@ class EglThreadsTest {
         assertThat(eglThreads()).hasSize(threads);
     }
 
+    @Test
+    void waitsOnVirtualThreadsParkThemAndLeaveTheirCarriersFree() throws Exception {
+        int carriers = Integer.getInteger("jdk.virtualThreadScheduler.parallelism",
+                Runtime.getRuntime().availableProcessors());
+        try (EglReusableSync reusable = producer.reusableSync()) {
+            List<Thread> waiting = new ArrayList<>();
+            Set<String> failures = ConcurrentHashMap.newKeySet();
+            for (int i = 0; i < 2 * carriers; i++) { // more than the carriers: a wait in the driver would hold one each
+                waiting.add(Thread.ofVirtual().start(() -> {
+                    try {
+                        reusable.point().waiter().await(Duration.ofSeconds(60));
+                    } catch (Throwable e) {
+                        failures.add(e.toString());
+                    }
+                }));
+            }
+            Thread.sleep(300); // into their waits
+            Thread other = Thread.ofVirtual().start(() -> { });
+            assertThat(other.join(Duration.ofSeconds(5))).as("a virtual thread got a carrier meanwhile").isTrue();
+            assertThat(waiting).allSatisfy(t -> assertThat(t.isAlive()).as("still waiting").isTrue());
+            reusable.signal();
+            for (Thread t : waiting) {
+                assertThat(t.join(Duration.ofSeconds(30))).isTrue();
+            }
+            assertThat(failures).isEmpty();
+            reusable.point().waiter().close();
+        }
+    }
+
     /** Hands {@code task} over once the tasks of the test before have returned (the lender refuses until then). */
     private static void awaitAccepted(Executor lender, Runnable task) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
