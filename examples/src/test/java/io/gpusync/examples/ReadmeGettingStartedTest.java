@@ -17,7 +17,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ReadmeGettingStartedTest {
     private static final String RELEASE = "<maven.compiler.release>25</maven.compiler.release>";
     private static final String TOOLCHAIN = "<goals><goal>select-jdk-toolchain</goal></goals>";
-    private static final String VERSION = "<configuration><version>[25,)</version></configuration>";
+    /** Selected even when Maven runs on 25, so that a plugin's "java" is the toolchain's, never PATH's. */
+    private static final String VERSION = "<configuration><version>[25,)</version><useJdk>Never</useJdk></configuration>";
 
     @Test
     void gettingStartedSaysTheConsumersBuildNeedsJdk25NextToTheDependencySnippet() throws IOException {

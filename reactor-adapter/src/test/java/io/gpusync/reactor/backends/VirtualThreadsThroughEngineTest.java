@@ -80,14 +80,7 @@ class VirtualThreadsThroughEngineTest {
 
     @Test
     void oneHundredThousandVirtualThreadsBlockedOnAVulkanTimelineNeitherPinNorAddThreads() throws Exception {
-        VulkanContext vk;
-        try {
-            vk = VulkanContext.create();
-        } catch (SyncNotSupportedException absent) {
-            assumeTrue(false, "no Vulkan driver here: " + absent.getMessage());
-            return;
-        }
-        closing.add(vk);
+        VulkanContext vk = openedOrSkipped(VulkanContext::create, "Vulkan driver");
         engine = GpuSync.builder().name("vt-vulkan").build();
         SyncPoint.Vulkan base = vk.device().createTimelineSemaphore(0);
         closing.add(() -> base.waiter().close());
@@ -107,14 +100,8 @@ class VirtualThreadsThroughEngineTest {
      */
     @Test
     void tenThousandVirtualThreadsBlockedOnAnEglSyncNeitherPinNorAddAThreadPerWait() throws Exception {
-        EglProducer producer;
-        try {
-            producer = EglProducer.openSurfaceless();
-        } catch (SyncNotSupportedException absent) {
-            assumeTrue(false, "no EGL/GLES driver with the surfaceless platform here: " + absent.getMessage());
-            return;
-        }
-        closing.add(producer);
+        EglProducer producer = openedOrSkipped(EglProducer::openSurfaceless,
+                "EGL/GLES driver with the surfaceless platform");
         EglReusableSync sync = producer.reusableSync();
         closing.add(sync);
         SyncPoint point = sync.point();
@@ -145,6 +132,18 @@ class VirtualThreadsThroughEngineTest {
             } finally {
                 Files.deleteIfExists(file);
             }
+        }
+    }
+
+    /** What {@code open} returns, closed after the test; the test is skipped where there is no such driver. */
+    private <T extends AutoCloseable> T openedOrSkipped(java.util.function.Supplier<T> open, String driver) {
+        try {
+            T opened = open.get();
+            closing.add(opened);
+            return opened;
+        } catch (SyncNotSupportedException absent) {
+            assumeTrue(false, "no " + driver + " here: " + absent.getMessage());
+            throw absent; // not reached: the assumption aborts the test
         }
     }
 
