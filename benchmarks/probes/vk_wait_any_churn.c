@@ -38,14 +38,22 @@
 // waits in flight on the one stream. The whole suite passed at 56c36bc while the soak beside it stalled 8 minutes in
 // with no thread ending and vkDestroyDevice spinning; the gpuwait modes (a Vulkan queue waiting on the GPU) did not
 // stall in 200 s. CUDA is loaded with dlopen: the probe runs without it, and this mode then says so and does nothing.
+// With "vkd3d", the soak's D3D12 pattern runs beside (vkd3d_churn.h: queue Signals on fresh fences of one D3D12 device,
+// and a D3D12 device churn): on an H100 the soak stalled in vkDestroyDevice with EGL and D3D12 both in the process,
+// not with either alone.
 //
-//   gcc -O2 -I/usr/local/cuda/include -o vk_wait_any_churn vk_wait_any_churn.c -lvulkan -lEGL -lGLESv2 -lpthread -ldl
+//   gcc -O2 -I/usr/local/cuda/include -I/usr/include/vkd3d -o vk_wait_any_churn vk_wait_any_churn.c -lvkd3d -lvulkan
+//       -lEGL -lGLESv2 -lpthread -ldl
 //   EGL_PLATFORM=surfaceless ./vk_wait_any_churn SECONDS [linger] [steady | gpuwait] [cudawait] [pool] [egl [ctxchurn]]
-//       [glpool [release]]
+//       [glpool [release]] [vkd3d]
 //
 // Same output and exit codes as the other probes (watchdog.h): "STALL" and exit 2, or "NO STALL" and exit 0.
 #define _GNU_SOURCE
+#define COBJMACROS
+#define INITGUID
+#define WIDL_C_INLINE_WRAPPERS
 #include <vulkan/vulkan.h>
+#include <vkd3d.h>
 #include <EGL/egl.h>
 #include <cuda.h>
 #include <dirent.h>
@@ -60,13 +68,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#define THREADS 24
+#define THREADS 30
 #define POINTS 4
 #define WAITERS 3
 #define POOL 5
 #define GLPOOL 16
 
 #include "probe_threads.h"
+#include "vkd3d_churn.h"
 
 static void check(VkResult r, const char *what) {
     if (r != VK_SUCCESS && r != VK_TIMEOUT) { fprintf(stderr, "%s: %d\n", what, r); exit(1); }
@@ -582,7 +591,7 @@ static void label(void) { // the process's threads: NVIDIA's helpers, named afte
 
 int main(int argc, char **argv) {
     int seconds = argc > 1 ? atoi(argv[1]) : 60;
-    int egl = 0, steady_on = 0, gpu_wait = 0, cuda_wait = 0, pool = 0, glpool = 0;
+    int egl = 0, steady_on = 0, gpu_wait = 0, cuda_wait = 0, pool = 0, glpool = 0, vkd3d = 0;
     for (int i = 2; i < argc; i++) {
         linger |= strcmp(argv[i], "linger") == 0;
         egl |= strcmp(argv[i], "egl") == 0;
@@ -593,6 +602,7 @@ int main(int argc, char **argv) {
         pool |= strcmp(argv[i], "pool") == 0;
         glpool |= strcmp(argv[i], "glpool") == 0;
         glpool_release |= strcmp(argv[i], "release") == 0;
+        vkd3d |= strcmp(argv[i], "vkd3d") == 0;
     }
     steady_on |= gpu_wait | cuda_wait;
     printf("Vulkan device churn, %d WAIT_ANY waiter threads per device (%s), host and queue signals%s%s%s%s%s\n", WAITERS,
@@ -631,6 +641,11 @@ int main(int argc, char **argv) {
                GLPOOL, glpool_release ? " (eglReleaseThread before each thread ends)" : "");
         glpool_slot = reg("glpool-waiters");
         pthread_create(&t[k++], NULL, glpool_main, (void *) (long) reg("glpool"));
+    }
+    if (vkd3d) {
+        printf("vkd3d: 4 queue signallers on one D3D12 device (a fresh fence every %d values), a D3D12 device churn\n",
+               FENCE_VALUES);
+        d3d_start(4, 1, t, &k);
     }
     watchdog(seconds, label);
 }

@@ -42,6 +42,8 @@ import java.util.concurrent.atomic.LongAdder;
  * {@code SOAK FAIL} at the next progress report instead of running its course (a driver stall otherwise holds a
  * failed run for minutes). {@code --rss-settles-after S}: the drivers' RSS grows for their first S seconds, and the
  * leak check on RSS starts no earlier ({@link RssWindow}).
+ * {@code --no-device-churn} leaves the Vulkan devices out: on NVIDIA 580, with EGL and D3D12 in the process, a device
+ * destroy can spin in the driver for good (README, driver hazards), so NVIDIA runs use it.
  * Run it under glibc's malloc checker: {@code LD_PRELOAD=libc_malloc_debug.so.0 MALLOC_CHECK_=3 MALLOC_PERTURB_=N}
  * and the JVM options that keep Netty on the checked allocator ({@code ChildJvm.MALLOC_CHECKED_JVM_OPTIONS}), as
  * {@code BackendSoakTest} and {@code benchmarks/soak-runs} do; on glibc's own allocator with only the perturbation
