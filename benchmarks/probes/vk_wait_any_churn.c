@@ -40,7 +40,8 @@
 // stall in 200 s. CUDA is loaded with dlopen: the probe runs without it, and this mode then says so and does nothing.
 // With "vkd3d", the soak's D3D12 pattern runs beside (vkd3d_churn.h: queue Signals on fresh fences of one D3D12 device,
 // and a D3D12 device churn): on an H100 the soak stalled in vkDestroyDevice with EGL and D3D12 both in the process,
-// not with either alone.
+// not with either alone, and "gpuwait pool egl vkd3d" stalled after 290 s, vkd3d's device release spinning in
+// vkDestroyDevice at the soak's driver return addresses.
 //
 //   gcc -O2 -I/usr/local/cuda/include -I/usr/include/vkd3d -o vk_wait_any_churn vk_wait_any_churn.c -lvkd3d -lvulkan
 //       -lEGL -lGLESv2 -lpthread -ldl

@@ -90,7 +90,8 @@ static void d3d_start(int signallers, int dchurn, pthread_t *t, int *k) {
         fprintf(stderr, "CreateCommandQueue\n");
         exit(1);
     }
-    for (int i = 0; i < signallers; i++) pthread_create(&t[(*k)++], NULL, d3d_signaller_main, (void *) (long) reg("d3d12-signaller"));
+    for (int i = 0; i < signallers; i++)
+        pthread_create(&t[(*k)++], NULL, d3d_signaller_main, (void *) (long) reg("d3d12-signaller"));
     if (dchurn) pthread_create(&t[(*k)++], NULL, d3d_device_churn_main, (void *) (long) reg("d3d12-churn"));
 }
 #endif
