@@ -94,7 +94,8 @@ final class Ledger {
                             + " " + (now - w.openedAt) / 1_000_000 + " ms after subscription, engine " + w.engine);
                 } else {
                     lost.increment();
-                    problem("lost wait: " + w.what + " (#" + w.id + "), " + (now - w.deadline) / 1_000_000
+                    problem("lost wait: " + w.what + " (#" + w.id + (w.unbounded ? ", no timeout" : "") + "), "
+                            + (now - w.deadline) / 1_000_000
                             + " ms past its deadline, " + signal + ", engine " + w.engine);
                 }
             }

@@ -65,8 +65,8 @@ class LedgerTest {
         ledger.findOverdue(out);
         assertThat(ledger.lost.sum()).isOne();
         assertThat(ledger.heldUp.sum()).isZero();
-        assertThat(ledger.problems).singleElement().asString().startsWith("lost wait: cpu-timeline/signal")
-                .contains("signalled");
+        assertThat(ledger.problems).singleElement().asString()
+                .startsWith("lost wait: cpu-timeline/signal (#1, no timeout)").contains("signalled");
     }
 
     @Test
@@ -75,7 +75,8 @@ class LedgerTest {
         pastItsDeadline();
         ledger.findOverdue(out);
         assertThat(ledger.lost.sum()).isOne();
-        assertThat(ledger.problems).singleElement().asString().contains("its signal has not started");
+        assertThat(ledger.problems).singleElement().asString().contains("its signal has not started")
+                .doesNotContain("no timeout");
     }
 
     @Test
