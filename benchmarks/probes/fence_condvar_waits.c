@@ -8,10 +8,12 @@
 //
 // This program is that pattern on plain pthreads: RASTERISERS threads run scenes (random work, by default 0-3 ms each, then a
 // fence signal and a barrier), the producer queues scenes and waits for the fence SCENES back, WAITERS threads take
-// the newest fence and wait on it in timed slices (by default 0.5-5.5 ms) until it is signalled.
+// the newest fence and wait on it in timed slices (by default 0.5-5.5 ms) until it is signalled. With TARGET "any", a
+// waiter takes a random queued fence instead, so its timed slices share a condition variable with the producer's
+// untimed wait, as gpusync's waits on an old fence do while the soak's producer waits for a free scene.
 //
 //   gcc -O2 -o fence_condvar_waits fence_condvar_waits.c -lpthread
-//   ./fence_condvar_waits SECONDS [MAX_WORK_US=3000] [MAX_SLICE_US=5000]
+//   ./fence_condvar_waits SECONDS [MAX_WORK_US=3000] [MAX_SLICE_US=5000] [TARGET=newest|any]
 //
 // Smaller values make more broadcasts and more timed-out slices a second.
 // Same output and exit codes as the other probes (watchdog.h): "STALL" and exit 2, or "NO STALL" and exit 0.
@@ -92,6 +94,7 @@ static fence_t *newest; // under queue_lock, with a reference of its own
 static int raster_slot[RASTERISERS];
 static fence_t *current_scene;
 static unsigned max_work_us = 3000, max_slice_us = 5000;
+static int any_fence; // TARGET "any": waiters take a random queued fence
 
 static void *rasteriser_main(void *arg) {
     int me = (int) (long) arg;
@@ -126,18 +129,18 @@ static void *producer_main(void *arg) {
         if (old != NULL) { // lp_setup_get_empty_scene: wait until the scene in this slot has been rasterised
             in_call[me] = "fence wait (untimed, for a free scene)";
             fence_wait(old);
-            fence_unref(old);
         }
         fence_t *f = fence_new();
         atomic_fetch_add(&f->refs, 1); // the newest-fence pointer's reference
         in_call[me] = "queueing";
-        pthread_mutex_lock(&queue_lock);
+        pthread_mutex_lock(&queue_lock); // waiters take references to queued fences under this lock
         scene[n % SCENES] = f;
         queued++;
         fence_t *was = newest;
         newest = f;
         pthread_cond_signal(&queue_more);
         pthread_mutex_unlock(&queue_lock);
+        if (old != NULL) fence_unref(old);
         if (was != NULL) fence_unref(was);
         progress[me]++;
     }
@@ -149,7 +152,7 @@ static void *waiter_main(void *arg) {
     unsigned seed = (unsigned) me * 104729u;
     while (!stop) {
         pthread_mutex_lock(&queue_lock);
-        fence_t *f = newest;
+        fence_t *f = any_fence ? scene[rand_r(&seed) % SCENES] : newest;
         if (f != NULL) atomic_fetch_add(&f->refs, 1);
         pthread_mutex_unlock(&queue_lock);
         if (f == NULL) {
@@ -172,10 +175,11 @@ int main(int argc, char **argv) {
     int seconds = argc > 1 ? atoi(argv[1]) : 60;
     if (argc > 2) max_work_us = (unsigned) atoi(argv[2]);
     if (argc > 3) max_slice_us = (unsigned) atoi(argv[3]);
+    if (argc > 4) any_fence = strcmp(argv[4], "any") == 0;
     if (max_work_us == 0 || max_slice_us < 10) { fprintf(stderr, "MAX_WORK_US > 0, MAX_SLICE_US >= 10\n"); return 1; }
     printf("%d rasterisers (0-%u us of work a scene, a fence broadcast under its mutex, a barrier), a producer waiting"
-           " for the fence %d scenes back, %d waiters in timed slices of up to %u us on the newest fence\n", RASTERISERS,
-           max_work_us, SCENES, WAITERS, max_slice_us * 11 / 10);
+           " for the fence %d scenes back, %d waiters in timed slices of up to %u us on %s\n", RASTERISERS,
+           max_work_us, SCENES, WAITERS, max_slice_us * 11 / 10, any_fence ? "a random queued fence" : "the newest fence");
     pthread_barrier_init(&scene_done, NULL, RASTERISERS);
     pthread_t t[THREADS];
     int k = 0;

@@ -5,8 +5,12 @@ import io.gpusync.spi.Timeouts;
 import io.gpusync.SyncTimeoutException;
 import io.gpusync.SyncWaiter;
 
+import io.gpusync.SyncException;
+
 import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * A blocking wait built from probes alone — gpu-handle-types' default {@code wait_async}, for waiters whose API
@@ -34,19 +38,33 @@ public final class ProbeLoop {
      * @throws io.gpusync.SyncException             whatever the probe throws
      */
     public static void await(SyncWaiter waiter, Duration timeout) {
-        WaitLoop.await(timeout, Long.MAX_VALUE, new Backoff(waiter), waiter,
-                () -> new SyncTimeoutException(waiter.backend(),
-                        waiter + " not signalled within " + Timeouts.describe(timeout)));
+        await(timeout, waiter::isSignaled, waiter, () -> new SyncTimeoutException(waiter.backend(),
+                waiter + " not signalled within " + Timeouts.describe(timeout)));
+    }
+
+    /**
+     * Calls {@code probe} (a query that never blocks, such as a driver wait with a zero timeout) until it says
+     * the point is signalled or {@code timeout} has passed, backing off between calls as above: for a waiter
+     * whose driver has a blocking wait that must not be used (see the GL backend's fence waits on Mesa).
+     *
+     * @param what     what is waited on, for the cancellation message
+     * @param timedOut the exception for a timeout
+     * @throws io.gpusync.SyncCancelledException if the thread is interrupted (the flag stays set)
+     * @throws SyncException                     whatever {@code probe} throws
+     */
+    public static void await(Duration timeout, BooleanSupplier probe, Object what,
+                             Supplier<? extends SyncException> timedOut) {
+        WaitLoop.await(timeout, Long.MAX_VALUE, new Backoff(probe), what, timedOut);
     }
 
     /** Spin, then yield, then sleep with a doubling step: one slice is one step and one probe. */
     private static final class Backoff implements WaitLoop.Slice {
-        private final SyncWaiter waiter;
+        private final BooleanSupplier probe;
         private int steps;
         private long sleep = 1_000L;
 
-        Backoff(SyncWaiter waiter) {
-            this.waiter = waiter;
+        Backoff(BooleanSupplier probe) {
+            this.probe = probe;
         }
 
         @Override
@@ -61,7 +79,7 @@ public final class ProbeLoop {
                     sleep = Math.min(sleep * 2, MAX_SLEEP_NANOS);
                 }
             }
-            return waiter.isSignaled();
+            return probe.getAsBoolean();
         }
     }
 }

@@ -8,6 +8,7 @@ import io.gpusync.bindings.egl.PFNEGLDESTROYSYNCKHRPROC;
 import io.gpusync.bindings.egl.PFNEGLGETSYNCATTRIBKHRPROC;
 import io.gpusync.spi.BlockingWaiter;
 import io.gpusync.kit.NativeAnchor;
+import io.gpusync.kit.ProbeLoop;
 import io.gpusync.spi.Timeouts;
 import io.gpusync.kit.WaitLoop;
 
@@ -15,6 +16,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 
 /**
  * The waiter of an {@code EGLSync} (a fence sync of {@code EGL_KHR_fence_sync} or a host-signalled sync of
@@ -23,7 +25,10 @@ import java.util.concurrent.Executor;
  * {@code EGL_FOREVER_KHR}: {@code FOREVER} loops; a slice that returns {@code EGL_TIMEOUT_EXPIRED} before the
  * deadline is followed by another, so timeouts are never early; an interrupt ends the wait within a slice
  * with {@link io.gpusync.SyncCancelledException}, the flag kept set), {@link #isSignaled()} reads
- * {@code eglGetSyncAttribKHR(EGL_SYNC_STATUS)}.
+ * {@code eglGetSyncAttribKHR(EGL_SYNC_STATUS)}. A fence sync of a display whose fences are
+ * {@linkplain FenceWaits#PROBED probed} (Mesa's) is never waited on inside the driver: {@link #await} calls
+ * {@code eglClientWaitSyncKHR} with a zero timeout through {@link ProbeLoop} instead, with the same timeout and
+ * interrupt rules.
  *
  * <p>Waits pass no {@code EGL_SYNC_FLUSH_COMMANDS_BIT}: it would flush whatever context happens to be current
  * on the calling thread, not the fence's; the producer must have flushed after creating a fence sync.
@@ -51,11 +56,17 @@ final class EglSyncWaiter implements BlockingWaiter {
     private final NativeAnchor.Claim claim;
     private final boolean adopted;
     private final boolean reusable;
+    private final FenceWaits waits;
 
     EglSyncWaiter(MemorySegment display, MemorySegment sync, NativeAnchor anchor) {
         this.display = display;
         this.sync = sync;
-        this.reusable = syncType(display, sync) == Egl.EGL_SYNC_REUSABLE_KHR();
+        this.waits = EglThreads.run(() -> {
+            boolean isReusable = attribHere(display, sync, Egl.EGL_SYNC_TYPE_KHR(), "EGL_SYNC_TYPE_KHR")
+                    == Egl.EGL_SYNC_REUSABLE_KHR();
+            return isReusable ? null : FenceWaits.of(display); // one hop for both questions
+        });
+        this.reusable = waits == null;
         this.adopted = anchor.isAdopted();
         this.claim = anchor.claim(this);
     }
@@ -103,11 +114,15 @@ final class EglSyncWaiter implements BlockingWaiter {
         Timeouts.requireValid(timeout);
         claim.run(() -> {
             MemorySegment fn = EglNative.Khr.require(EglNative.Khr.CLIENT_WAIT_SYNC, "eglClientWaitSyncKHR");
-            // each slice on a thread that may make EGL calls (EglThreads); the interrupt checks stay here
-            WaitLoop.await(timeout, WaitLoop.INTERRUPT_CHECK_NANOS,
-                    nanos -> EglThreads.run(() -> waitSlice(fn, nanos)), this,
-                    () -> new SyncTimeoutException(BackendKind.OPENGL,
-                            this + " not signalled within " + Timeouts.describe(timeout)));
+            Supplier<SyncTimeoutException> timedOut = () -> new SyncTimeoutException(BackendKind.OPENGL,
+                    this + " not signalled within " + Timeouts.describe(timeout));
+            // each call on a thread that may make EGL calls (EglThreads); the interrupt checks stay here
+            if (waits == FenceWaits.PROBED) {
+                ProbeLoop.await(timeout, () -> EglThreads.run(() -> waitSlice(fn, 0)), this, timedOut);
+            } else {
+                WaitLoop.await(timeout, WaitLoop.INTERRUPT_CHECK_NANOS,
+                        nanos -> EglThreads.run(() -> waitSlice(fn, nanos)), this, timedOut);
+            }
         });
     }
 
@@ -140,6 +155,11 @@ final class EglSyncWaiter implements BlockingWaiter {
 
     private int status() {
         return attrib(display, sync, Egl.EGL_SYNC_STATUS_KHR(), "EGL_SYNC_STATUS_KHR");
+    }
+
+    /** How {@link #await} waits on this sync: {@code null} for a reusable sync (always sliced driver waits). */
+    FenceWaits fenceWaits() {
+        return waits;
     }
 
     /** The anchor of the sync object (tests observe its release through it). */

@@ -7,6 +7,7 @@ import io.gpusync.SyncTimeoutException;
 import io.gpusync.bindings.gles.Gles;
 import io.gpusync.spi.BlockingWaiter;
 import io.gpusync.kit.NativeAnchor;
+import io.gpusync.kit.ProbeLoop;
 import io.gpusync.spi.Timeouts;
 import io.gpusync.kit.WaitLoop;
 
@@ -28,7 +29,9 @@ import java.util.function.Supplier;
  * through {@link WaitLoop} until its deadline; {@code FOREVER} is a loop of slices. A slice that returns
  * {@code GL_TIMEOUT_EXPIRED} early (before the deadline) is followed by another one, so a timeout is never
  * reported early; an interrupt ends the wait within a slice with {@link io.gpusync.SyncCancelledException},
- * the flag kept set.
+ * the flag kept set. In a share group whose fences are {@linkplain FenceWaits#PROBED probed} (Mesa's), no wait
+ * sleeps inside the driver: {@link #await} calls {@code glClientWaitSync} with a zero timeout through
+ * {@link ProbeLoop} instead, with the same timeout and interrupt rules.
  *
  * <p><b>Flush rule.</b> {@code GL_SYNC_FLUSH_COMMANDS_BIT} flushes the <em>current</em> context. It is passed
  * only when the calling thread already has the producer context current (then the wait runs on it directly,
@@ -84,14 +87,19 @@ final class GlSyncWaiter implements BlockingWaiter {
     public void await(Duration timeout) {
         Timeouts.requireValid(timeout);
         held(() -> {
-            // each slice binds on a thread that may make EGL calls (EglThreads), so the loop's interrupt checks
+            // each call binds on a thread that may make EGL calls (EglThreads), so the loop's interrupt checks
             // stay on the waiting thread
-            WaitLoop.await(timeout, WaitLoop.INTERRUPT_CHECK_NANOS, nanos -> contexts.callBound(b -> {
-                        requireLiveSync();
-                        return waitSlice(b.onProducer() ? Gles.GL_SYNC_FLUSH_COMMANDS_BIT() : 0, nanos);
-                    }), this,
-                    () -> new SyncTimeoutException(BackendKind.OPENGL,
-                            this + " not signalled within " + Timeouts.describe(timeout)));
+            WaitLoop.Slice slice = nanos -> contexts.callBound(b -> {
+                requireLiveSync();
+                return waitSlice(b.onProducer() ? Gles.GL_SYNC_FLUSH_COMMANDS_BIT() : 0, nanos);
+            });
+            Supplier<SyncTimeoutException> timedOut = () -> new SyncTimeoutException(BackendKind.OPENGL,
+                    this + " not signalled within " + Timeouts.describe(timeout));
+            if (contexts.fenceWaits == FenceWaits.PROBED) {
+                ProbeLoop.await(timeout, () -> slice.await(0), this, timedOut);
+            } else {
+                WaitLoop.await(timeout, WaitLoop.INTERRUPT_CHECK_NANOS, slice, this, timedOut);
+            }
             return null;
         });
     }

@@ -35,6 +35,8 @@ import java.util.concurrent.ConcurrentLinkedDeque;
 final class ShareContexts {
     final MemorySegment display;
     final MemorySegment producer;
+    /** How the group's {@code GLsync}s are waited on. */
+    final FenceWaits fenceWaits;
     private final int api;
     private final MemorySegment config;
     private final MemorySegment attribs;
@@ -45,6 +47,7 @@ final class ShareContexts {
                           MemorySegment attribs) {
         this.display = display;
         this.producer = producer;
+        this.fenceWaits = FenceWaits.of(display);
         this.api = api;
         this.config = config;
         this.attribs = attribs;
