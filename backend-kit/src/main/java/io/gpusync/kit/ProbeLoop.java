@@ -45,7 +45,7 @@ public final class ProbeLoop {
     /**
      * Calls {@code probe} (a query that never blocks, such as a driver wait with a zero timeout) until it says
      * the point is signalled or {@code timeout} has passed, backing off between calls as above: for a waiter
-     * whose driver has a blocking wait that must not be used (see the GL backend's fence waits on Mesa).
+     * whose driver has a blocking wait that must not be used (one that sleeps where the driver can lose a wake-up).
      *
      * @param what     what is waited on, for the cancellation message
      * @param timedOut the exception for a timeout

@@ -13,9 +13,11 @@
  * </ul>
  *
  * Every point is a {@link io.gpusync.SyncPoint.OpenGLSync} with platform {@link io.gpusync.GlBackend#EGL};
- * every waiter is a {@link io.gpusync.spi.BlockingWaiter} (it parks in the driver: a futex on Mesa).
- * Blocking waits cannot be interrupted once inside the driver; use short timeouts or the reactor adapter to
- * cancel. Absent libraries ({@code libEGL.so.1}, {@code libGLESv2.so.2}) surface as
+ * every waiter is a {@link io.gpusync.spi.BlockingWaiter}. A wait parks in the driver in slices of at most 50 ms
+ * (an interrupt is noticed between slices), except a fence wait on Mesa, which never sleeps inside the driver: it
+ * makes zero-timeout queries between parks of up to 1 ms, because Mesa's CPU rasterisers keep fences in glibc
+ * condition variables whose lost wake-ups can stall the rasteriser ({@code FenceWaits}; the system property
+ * {@code io.gpusync.gl.fenceWaits=driver|probe} overrides the choice). Absent libraries ({@code libEGL.so.1}, {@code libGLESv2.so.2}) surface as
  * {@link io.gpusync.SyncNotSupportedException}.
  *
  * <p><b>Which threads make the EGL and GL calls.</b> A thread with an EGL context current (the application's) makes
