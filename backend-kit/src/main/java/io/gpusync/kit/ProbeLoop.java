@@ -2,10 +2,9 @@ package io.gpusync.kit;
 
 import io.gpusync.spi.Timeouts;
 
+import io.gpusync.SyncException;
 import io.gpusync.SyncTimeoutException;
 import io.gpusync.SyncWaiter;
-
-import io.gpusync.SyncException;
 
 import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;

@@ -13,9 +13,10 @@ import java.util.Locale;
  *
  * <p><b>Why probe on Mesa.</b> Mesa's CPU rasterisers (llvmpipe, softpipe) keep each fence in a glibc condition
  * variable: a timed wait sleeps on it, and the rasteriser broadcasts it when the scene is done. glibc's condition
- * variable before 2.41 can lose a wake-up when timed-out waiters race a broadcast (sourceware bug 25847), and then
- * the rasteriser sleeps inside {@code pthread_cond_broadcast} and every GL call of the process behind it stalls. A
- * zero-timeout query reads the fence's counter without touching the condition variable. An EGL display does not
+ * variable before 2.41 has a known lost wake-up when waiters that time out race a signal (sourceware bug 25847), and
+ * under many such timed waits llvmpipe's rasteriser was seen asleep inside {@code pthread_cond_broadcast}, waiting
+ * for the fence's waiters, with every GL call of the process behind it (README, "Driver hazards"). A zero-timeout
+ * query reads the fence's counter without touching the condition variable. An EGL display does not
  * say which Mesa driver serves it (that needs {@code EGL_MESA_query_driver}), so every Mesa display probes; a
  * hardware Mesa driver pays a zero-timeout fence query per probe. Reusable syncs are not fences: Mesa reads even
  * their status through a timed wait, so they keep their sliced waits.
