@@ -32,8 +32,9 @@ import java.util.function.Supplier;
  * has returned on one of these threads, and rethrows what it threw. Actions are bounded (a wait slice of at most
  * {@code WaitLoop.INTERRUPT_CHECK_NANOS}, a probe, a create or destroy call), so the caller waits through an
  * interrupt and keeps its flag, as it would inside the driver call itself. The lender's {@code execute} never
- * blocks. Threads are made on demand, up to the peak number of concurrent calls and lent tasks, and park when
- * idle; never ending is the point. A per-process service.
+ * blocks. Threads are made on demand, up to the peak number of concurrent calls and lent tasks (one more when a call
+ * arrives as a thread is finishing its task, before it is listed idle), and park when idle; never ending is the
+ * point. A per-process service.
  */
 final class EglThreads implements Executor {
     /** Lent tasks that may run at once in the process (each holds a thread for a whole wait). */

@@ -16,6 +16,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -163,6 +164,7 @@ class EglThreadsTest {
         } finally {
             release.countDown();
         }
+        awaitEveryEglThreadIdle(); // a lent task's slot frees as it returns, before its thread is listed idle
         int threads = EglThreads.started();
         CountDownLatch served = new CountDownLatch(1);
         AtomicReference<Boolean> interruptedAtStart = new AtomicReference<>();
@@ -206,6 +208,18 @@ class EglThreadsTest {
             }
             assertThat(failures).isEmpty();
             reusable.point().waiter().close();
+        }
+    }
+
+    /**
+     * Waits until every gpusync-egl thread is parked as idle (its blocker is the thread set, not a task's latch), so that
+     * a task handed over next finds an idle thread rather than one still finishing the task before.
+     */
+    private static void awaitEveryEglThreadIdle() throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!eglThreads().stream().allMatch(t -> LockSupport.getBlocker(t) instanceof EglThreads)) {
+            assertThat(System.nanoTime() - deadline).as("gpusync-egl threads still busy").isNegative();
+            Thread.sleep(10);
         }
     }
 
